@@ -1,0 +1,46 @@
+# Coif: `make demo` and `make test` work on a fresh Debian 12 machine (they install what is missing).
+SWIFT        ?= swift
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ASTRONAUT    := /usr/lib/python3/dist-packages/skimage/data/astronaut.png
+DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-dev libopencv-dev \
+                libdlib-dev libdlib-data libblas-dev liblapack-dev libpng-dev libjpeg-dev libexif-dev \
+                ffmpeg python3-skimage opencv-doc glslang-tools
+RELEASE_BIN  := .build/release/coif
+
+.PHONY: setup build demo test bench shaders meshes clean
+
+# Installs only the Debian packages that are missing (no apt-get call at all when none are).
+setup:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: setup
+	$(SWIFT) build -c release --product coif
+
+# Renders astronaut.png (Debian python3-skimage) with the default style: out/demo.png, out/hair.png,
+# out/matte.png, out/demo-timing.json, and a table of stage timings.
+demo: build
+	@mkdir -p out
+	$(RELEASE_BIN) render $(ASTRONAUT) --color auburn -o out/demo.png --layers out --timing out/demo-timing.json --show-timing
+
+test: setup shaders
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Wall-clock benchmark of the still (cold, warm, colour-only re-render); figures for reports.
+bench: build
+	$(RELEASE_BIN) bench --iterations 30
+
+# Offline syntax check of every shader stage with glslangValidator (after #include expansion).
+shaders: setup
+	@scripts/check-shaders.sh
+
+# Re-runs the mesh generator (needs the test data's AFLW2000-3D landmarks); rebuild afterwards.
+meshes:
+	$(SWIFT) run -c release coif groom generate --out Meshes
+
+clean:
+	rm -rf .build out

@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+// Coif: headless GPU hair try-on. One target per pipeline stage; the compiler enforces who may use whom
+// (see README "Layout"). System libraries come from Debian packages that `make setup` installs.
+import PackageDescription
+
+let release: [CXXSetting] = [.define("NDEBUG", .when(configuration: .release))]
+
+let package = Package(
+    name: "Coif",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "coif", targets: ["coif"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // ── System libraries ──────────────────────────────────────────────────────────────
+        .systemLibrary(name: "CEGL", pkgConfig: "egl"),
+        .systemLibrary(name: "CAssimp", pkgConfig: "assimp"),
+        // libpng: the simplified read API directly, and a small C encoder (setjmp error handling).
+        .target(
+            name: "CPNG",
+            cSettings: [.unsafeFlags(["-I/usr/include/libpng16"]), .define("NDEBUG", .when(configuration: .release))],
+            linkerSettings: [.linkedLibrary("png16")]
+        ),
+
+        // ── The only C++: dlib faces + landmarks, OpenCV solvePnP, image decode (libjpeg/libpng/libexif)
+        .target(
+            name: "CVision",
+            cxxSettings: release + [
+                .define("DLIB_NO_GUI_SUPPORT"),
+                .unsafeFlags(["-I/usr/include/opencv4", "-O2", "-Wno-deprecated-declarations"]),
+            ],
+            linkerSettings: [
+                .linkedLibrary("dlib"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_core"),
+                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
+                .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
+            ]
+        ),
+
+        // ── Swift modules, left to right along the pipeline ───────────────────────────────
+        .target(name: "CoifCore"),
+        .target(name: "CoifAssets", plugins: [.plugin(name: "EmbedAssets")]),
+        .target(name: "CoifMedia", dependencies: ["CoifCore", "CPNG", "CVision"]),
+        .target(name: "CoifVision", dependencies: ["CoifCore", "CVision"]),
+        .target(name: "CoifGroom", dependencies: ["CoifCore", "CAssimp"]),
+        .target(name: "CoifGPU", dependencies: ["CoifCore", "CEGL"]),
+        .target(name: "CoifRender", dependencies: ["CoifCore", "CoifGPU", "CoifGroom"]),
+        .target(name: "CoifDiff", dependencies: ["CoifCore", "CoifMedia"]),
+        .target(
+            name: "CoifPipeline",
+            dependencies: [
+                "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "coif",
+            dependencies: [
+                "CoifPipeline", "CoifDiff", "CoifCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // ── Build-time embedding of Shaders/ and Meshes/ into the binary ─────────────────
+        .executableTarget(name: "coif-embed"),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["coif-embed"]),
+
+        .testTarget(
+            name: "CoifTests",
+            dependencies: ["CoifPipeline", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
+                           "CoifGPU", "CoifRender", "CoifAssets"]
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,26 @@
+#version 320 es
+// Under-layer shading: what one sees between the top strands is hair deep in the volume, lit mostly by
+// light that has passed through the hair above it. So: the fibres' albedo, a wrapped diffuse term and a
+// strong occlusion; no highlight (the fibres there have no single direction).
+precision highp float;
+
+in vec3 vPositionView;
+in vec3 vNormalView;
+
+uniform vec3 uAlbedoLinear;
+uniform float uDepthOcclusion;   // 0..1: light left this deep in the hair
+uniform vec3 uKeyDirection;
+uniform vec3 uKeyRadiance;
+uniform vec3 uFillDirection;
+uniform vec3 uFillRadiance;
+uniform vec3 uAmbientRadiance;
+
+layout(location = 0) out vec4 fragColor;
+
+void main() {
+    vec3 N = normalize(vNormalView);
+    float key = clamp(dot(N, uKeyDirection) * 0.5 + 0.5, 0.0, 1.0);
+    float fill = clamp(dot(N, uFillDirection) * 0.5 + 0.5, 0.0, 1.0);
+    vec3 radiance = uAlbedoLinear * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
+    fragColor = vec4(radiance * uDepthOcclusion, 1.0);
+}

@@ -1,0 +1,21 @@
+#version 320 es
+// The hair's under-layer: the scalp triangles a groom covers, pushed out along their normals by
+// uOffsetMm so they sit just under the strands. Inputs in head space (mm).
+precision highp float;
+
+layout(location = 0) in vec3 aPositionHead;
+layout(location = 1) in vec3 aNormalHead;
+
+uniform mat4 uHeadToView;
+uniform mat4 uViewToClip;
+uniform float uOffsetMm;
+
+out vec3 vPositionView;
+out vec3 vNormalView;
+
+void main() {
+    vec4 positionView = uHeadToView * vec4(aPositionHead + aNormalHead * uOffsetMm, 1.0);
+    vPositionView = positionView.xyz;
+    vNormalView = mat3(uHeadToView) * aNormalHead;
+    gl_Position = uViewToClip * positionView;
+}

@@ -1,0 +1,83 @@
+// CVision: Coif's only C++ code, behind a small C API of plain structs.
+//  - image decode (JPEG via libjpeg, PNG via libpng, binary PPM/PGM) with EXIF orientation applied
+//  - dlib HOG frontal face detection and the 68-point shape predictor
+//  - OpenCV solvePnP for head pose
+// Nothing here allocates on the caller's behalf except cv_image_decode (free with cv_image_free) and
+// cv_face_model_load (free with cv_face_model_free). Nothing here prints; failures come back as values.
+#ifndef COIF_CVISION_H
+#define COIF_CVISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ── Image decode ───────────────────────────────────────────────────────────────────────────
+typedef enum {
+    CV_DECODE_OK = 0,
+    CV_DECODE_NOT_FOUND = 1,     // no such file, or not readable
+    CV_DECODE_NOT_AN_IMAGE = 2,  // signature is no format we read
+    CV_DECODE_CORRUPT = 3,       // recognised format, but truncated or damaged
+    CV_DECODE_UNSUPPORTED = 4,   // recognised, but a variant we do not read
+} cv_decode_status;
+
+typedef struct {
+    int32_t width;          // after EXIF orientation is applied
+    int32_t height;
+    uint8_t *rgb;           // width*height*3 bytes, sRGB, rows top to bottom, tightly packed
+    int32_t exif_orientation;       // 1..8 as found (1 when absent); already applied to rgb
+    float exif_focal_length_35mm;   // FocalLengthIn35mmFilm in mm, 0 when absent
+} cv_image;
+
+// Decodes `path`. On failure fills `message` (NUL-terminated, at most message_len bytes) with a short reason.
+cv_decode_status cv_image_decode(const char *path, cv_image *out, char *message, size_t message_len);
+void cv_image_free(cv_image *image);
+
+// ── Faces ──────────────────────────────────────────────────────────────────────────────────
+typedef struct cv_face_model cv_face_model;  // detector + predictor; load once per process
+
+typedef struct {
+    float left, top, right, bottom;  // pixels; right/bottom are the exclusive edge (width = right - left)
+    double score;                    // detector confidence (larger is surer; 0 is dlib's default threshold)
+} cv_face_box;
+
+// Loads dlib's HOG detector and the 68-point shape predictor at `predictor_path`. NULL on failure (message set).
+cv_face_model *cv_face_model_load(const char *predictor_path, char *message, size_t message_len);
+void cv_face_model_free(cv_face_model *model);
+
+// Detects faces in an 8-bit grayscale image. `upsample` doubles the image that many times first (finds
+// smaller faces, costs ~4x per step). Writes up to `max_faces` boxes sorted by score (best first) and
+// returns the number found (may exceed max_faces; only max_faces are written). Negative on error.
+int32_t cv_detect_faces(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
+                        int32_t stride, int32_t upsample, double threshold,
+                        cv_face_box *out_boxes, int32_t max_faces);
+
+// Fits the 68 iBUG points inside `box` on a grayscale image. Writes 136 floats (x0,y0,x1,y1,…) in pixels
+// (whole pixels: dlib rounds its shape to integer points). Returns 68, or negative on error.
+// Neither call is thread-safe on one model; use one model per thread.
+int32_t cv_landmarks68(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
+                       int32_t stride, cv_face_box box, float *out_xy);
+
+// ── Head pose ──────────────────────────────────────────────────────────────────────────────
+typedef struct {
+    double fx, fy, cx, cy;  // pinhole intrinsics, pixels; no distortion
+} cv_intrinsics;
+
+// Solves the rigid pose (rvec, tvec) that maps model points (any right-handed frame, any unit; at least
+// 4, not all coplanar for best results) into OpenCV camera coordinates (x right, y down, z forward) so
+// that they project onto the image points (pixel-index coordinates, like the landmarks): EPnP and SQPnP
+// starts, each refined by Levenberg-Marquardt; the one with the smaller reprojection error wins.
+// Guarantees the model origin lies in front of the camera (tvec z > 0). Writes Rodrigues rvec and tvec;
+// returns the RMS reprojection error in pixels, or a negative number on failure.
+double cv_solve_pose(const float *image_xy, const float *model_xyz, int32_t count, cv_intrinsics intrinsics,
+                     double *out_rvec3, double *out_tvec3);
+
+// Rodrigues vector → row-major 3x3 rotation matrix.
+void cv_rodrigues(const double *rvec3, double *out_rotation9);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

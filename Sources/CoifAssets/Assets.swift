@@ -1,0 +1,18 @@
+// Assets: Coif's shaders and meshes, compiled into the binary by the EmbedAssets plugin so that an
+// installed `coif` finds them with no files beside it. For shader work without a rebuild, set
+// COIF_ASSETS_DIR to a checkout's root and files there win over the embedded copies.
+import Foundation
+
+public enum Assets {
+    /// The text of an asset by its repository path ("Shaders/strand.vert", "Meshes/catalog.json"), or nil.
+    public static func text(_ path: String) -> String? {
+        if let override = ProcessInfo.processInfo.environment["COIF_ASSETS_DIR"], !override.isEmpty,
+           let text = try? String(contentsOfFile: override + "/" + path, encoding: .utf8) {
+            return text
+        }
+        return embeddedFiles[path]
+    }
+
+    /// Every embedded path, sorted.
+    public static var paths: [String] { embeddedFiles.keys.sorted() }
+}

@@ -1,0 +1,71 @@
+// CoifError: every failure a user can cause or meet, as a value with a stable process exit code.
+// The library never calls exit(); the `coif` executable maps these to codes (README, "Exit codes").
+
+/// A failure that names its input and the problem in one line (`description`).
+/// Tests match the case, not the text.
+public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input file does not exist or cannot be read.
+    case inputMissing(path: String)
+    /// The input exists but is no image format Coif reads.
+    case notAnImage(path: String, reason: String)
+    /// A recognised image that is truncated or damaged.
+    case corruptImage(path: String, reason: String)
+    /// The image decoded but holds no face the detector accepts.
+    case noFace(path: String)
+    /// `--face INDEX` asked for a face that is not there.
+    case faceIndexOutOfRange(path: String, index: Int, found: Int)
+    /// The hairstyle name is not in the catalog (and is not a readable file).
+    case unknownStyle(name: String, known: [String])
+    /// `--color` could not be parsed.
+    case malformedColor(spec: String, reason: String)
+    /// A numeric or enumerated option is out of its range.
+    case invalidOption(name: String, reason: String)
+    /// The output's directory does not exist, or is not writable.
+    case outputNotWritable(path: String, reason: String)
+    /// No EGL display/context with OpenGL ES 3.x could be made.
+    case gpuUnavailable(reason: String)
+    /// A shader failed to compile or link; the message names the file and stage.
+    case shaderFailed(file: String, log: String)
+    /// A mesh, groom or model file could not be loaded.
+    case assetFailed(path: String, reason: String)
+    /// Something that should not happen; a bug.
+    case internalError(String)
+
+    /// The process exit code for this error: stable, documented in README.md.
+    public var exitCode: Int32 {
+        switch self {
+        case .inputMissing: return 10
+        case .notAnImage: return 11
+        case .corruptImage: return 12
+        case .noFace, .faceIndexOutOfRange: return 13
+        case .unknownStyle: return 20
+        case .malformedColor: return 21
+        case .invalidOption: return 22
+        case .outputNotWritable: return 30
+        case .gpuUnavailable: return 40
+        case .shaderFailed: return 41
+        case .assetFailed: return 50
+        case .internalError: return 70
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .inputMissing(let path): return "\(path): no such file or not readable"
+        case .notAnImage(let path, let reason): return "\(path): not an image (\(reason))"
+        case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
+        case .noFace(let path): return "\(path): no face found"
+        case .faceIndexOutOfRange(let path, let index, let found):
+            return "\(path): face index \(index) asked for, but \(found) face(s) found"
+        case .unknownStyle(let name, let known):
+            return "style '\(name)': unknown (known: \(known.joined(separator: ", ")))"
+        case .malformedColor(let spec, let reason): return "color '\(spec)': \(reason)"
+        case .invalidOption(let name, let reason): return "\(name): \(reason)"
+        case .outputNotWritable(let path, let reason): return "\(path): cannot write output (\(reason))"
+        case .gpuUnavailable(let reason): return "GPU: no OpenGL ES 3 context (\(reason))"
+        case .shaderFailed(let file, let log): return "shader \(file): \(log)"
+        case .assetFailed(let path, let reason): return "\(path): \(reason)"
+        case .internalError(let what): return "internal error: \(what)"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+// GPU buffers Coif draws from: a float data texture (points fetched by index in a vertex shader, which
+// works on every GLES 3.0 driver, unlike vertex-stage SSBOs) and an indexed triangle mesh.
+import CEGL
+import CoifCore
+
+/// An RGBA32F texture used as an array of vec4 records, `rowLength` records per row; fetch record i at
+/// (i % rowLength, i / rowLength) with texelFetch.
+public final class DataTexture {
+    public static let rowLength = 2048
+    public let handle: GLuint
+    public let recordCount: Int
+
+    public init(records: UnsafeBufferPointer<Float>) {
+        precondition(records.count % 4 == 0)
+        recordCount = records.count / 4
+        let rows = max(1, (recordCount + Self.rowLength - 1) / Self.rowLength)
+        var texture: GLuint = 0
+        glGenTextures(1, &texture)
+        handle = texture
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA32F), GLsizei(Self.rowLength), GLsizei(rows))
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        let fullRows = recordCount / Self.rowLength
+        if fullRows > 0 {
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(Self.rowLength), GLsizei(fullRows),
+                            GLenum(GL_RGBA), GLenum(GL_FLOAT), records.baseAddress)
+        }
+        let rest = recordCount - fullRows * Self.rowLength
+        if rest > 0 {
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, GLint(fullRows), GLsizei(rest), 1,
+                            GLenum(GL_RGBA), GLenum(GL_FLOAT), records.baseAddress! + fullRows * Self.rowLength * 4)
+        }
+        for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
+        }
+        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+    }
+
+    deinit {
+        var texture = handle
+        glDeleteTextures(1, &texture)
+    }
+
+    public func bind(unit: Int32) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit))
+        glBindTexture(GLenum(GL_TEXTURE_2D), handle)
+    }
+}
+
+/// An indexed triangle mesh with interleaved position + normal (6 floats a vertex) in a vertex array.
+public final class TriangleMesh {
+    public let vertexArray: GLuint
+    private var buffers: [GLuint] = [0, 0]
+    public let indexCount: Int32
+
+    /// - Parameters:
+    ///   - interleaved: x, y, z, nx, ny, nz per vertex.
+    ///   - indices: triangle list.
+    public init(interleaved: [Float], indices: [UInt32]) {
+        var vao: GLuint = 0
+        glGenVertexArrays(1, &vao)
+        vertexArray = vao
+        glBindVertexArray(vao)
+        glGenBuffers(2, &buffers)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffers[0])
+        interleaved.withUnsafeBytes { glBufferData(GLenum(GL_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
+        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffers[1])
+        indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
+        let stride = GLsizei(6 * MemoryLayout<Float>.size)
+        glEnableVertexAttribArray(0)
+        glVertexAttribPointer(0, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, nil)
+        glEnableVertexAttribArray(1)
+        glVertexAttribPointer(1, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, UnsafeRawPointer(bitPattern: 3 * MemoryLayout<Float>.size))
+        glBindVertexArray(0)
+        indexCount = Int32(indices.count)
+    }
+
+    deinit {
+        glDeleteBuffers(2, &buffers)
+        var vao = vertexArray
+        glDeleteVertexArrays(1, &vao)
+    }
+
+    public func draw() {
+        glBindVertexArray(vertexArray)
+        glDrawElements(GLenum(GL_TRIANGLES), indexCount, GLenum(GL_UNSIGNED_INT), nil)
+        glBindVertexArray(0)
+    }
+}
+
+/// A vertex array with no attributes and an element buffer: for shaders that fetch their own data by
+/// gl_VertexID (which, in an indexed draw, is the index value, so shared corners run the shader once).
+public final class IndexedDraw {
+    public let vertexArray: GLuint
+    private var buffer: GLuint = 0
+    public let indexCount: Int32
+
+    public init(indices: [UInt32]) {
+        var vao: GLuint = 0
+        glGenVertexArrays(1, &vao)
+        vertexArray = vao
+        glBindVertexArray(vao)
+        glGenBuffers(1, &buffer)
+        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffer)
+        indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
+        glBindVertexArray(0)
+        indexCount = Int32(indices.count)
+    }
+
+    deinit {
+        glDeleteBuffers(1, &buffer)
+        var vao = vertexArray
+        glDeleteVertexArrays(1, &vao)
+    }
+
+    public func drawTriangles() {
+        glBindVertexArray(vertexArray)
+        glDrawElements(GLenum(GL_TRIANGLES), indexCount, GLenum(GL_UNSIGNED_INT), nil)
+        glBindVertexArray(0)
+    }
+}

@@ -1,0 +1,226 @@
+// ChildInterpolation: fills a groom with child strands between its guides, every render (hot path).
+// Roots are sampled by area on the scalp; each child takes the inverse-distance blend of its 3 nearest
+// guides' shapes (offsets from their roots), is clumped toward the nearest guide, gets smooth seeded
+// noise growing toward the tip, and is pushed out of the head. A uniform grid over guide roots answers
+// the nearest-guide queries; output is written in place into one preallocated array, in parallel chunks.
+import CoifCore
+import Foundation
+
+/// Child strands interpolated from guides: roots sampled by area on the scalp (seeded), each child
+/// follows a weighted blend of the 3 nearest guides' shapes (offsets from their roots; inverse-distance
+/// weights), plus clumping toward the nearest guide and seeded noise growing toward the tip; then pushed
+/// out of the head. Deterministic for a seed and order-independent: child i draws only from
+/// `SeededRandom(seed:stream: i)`.
+public struct ChildInterpolation: Sendable {
+    public var childCount: Int
+    public var pointsPerStrand: Int
+    public var seed: UInt64
+    /// 0…1: how far each child is pulled onto its nearest guide at the tip.
+    public var clump: Float
+    /// Noise amplitude (mm) at the tip.
+    public var noiseMm: Float
+    /// Children are kept at least this far outside the head (mm).
+    public var marginMm: Float = 1.0
+    /// Children stay this far above the brows (and outside the eye corners) in front of the face.
+    public var faceClearanceMm: Float = 8
+
+    public init(childCount: Int, pointsPerStrand: Int, seed: UInt64 = 1, clump: Float = 0.3, noiseMm: Float = 1.5) {
+        self.childCount = childCount
+        self.pointsPerStrand = pointsPerStrand
+        self.seed = seed
+        self.clump = clump
+        self.noiseMm = noiseMm
+    }
+
+    /// The guides resampled to `pointsPerStrand`, followed by `childCount` children.
+    public func apply(guides input: StrandSet, head: HeadModel) -> StrandSet {
+        let p = max(pointsPerStrand, 2)
+        let guides = input.resampled(to: p)
+        let guideCount = guides.strandCount
+        guard childCount > 0, guideCount > 0, !head.scalpTriangles.isEmpty else { return guides }
+
+        // Scalp triangles by cumulative area.
+        let tris = head.scalpTriangles
+        let triCount = tris.count / 3
+        var cumulative = [Float](repeating: 0, count: triCount)
+        var total: Float = 0
+        for t in 0..<triCount {
+            let a = head.vertices[Int(tris[3 * t])], b = head.vertices[Int(tris[3 * t + 1])], c = head.vertices[Int(tris[3 * t + 2])]
+            total += length(cross(b - a, c - a)) * 0.5
+            cumulative[t] = total
+        }
+        let grid = RootGrid(guides: guides, cellMm: 12)
+        let total0 = guideCount * p
+        var out = [Vec3](repeating: .zero, count: total0 + childCount * p)
+        out.withUnsafeMutableBufferPointer { buf in
+            for i in 0..<total0 { buf[i] = guides.positions[i] }
+        }
+        let chunks = min(childCount, max(1, ProcessInfo.processInfo.activeProcessorCount) * 4)
+        let per = (childCount + chunks - 1) / chunks
+        let me = self
+        let totalArea = total
+        var shapeCopy = head.shape
+        let vertices = head.vertices, scalp = head.scalpTriangles
+        out.withUnsafeMutableBufferPointer { buf in
+            let dest = SendablePointer(base: buf.baseAddress! + total0)
+            guides.positions.withUnsafeBufferPointer { gbuf in
+                let src = SendableConstPointer(base: gbuf.baseAddress!)
+                cumulative.withUnsafeBufferPointer { cbuf in
+                    vertices.withUnsafeBufferPointer { vbuf in
+                        scalp.withUnsafeBufferPointer { sbuf in
+                            withUnsafePointer(to: &shapeCopy) { shapePtr in
+                                let cdf = SendableConstPointer(base: cbuf.baseAddress!)
+                                let verts = SendableConstPointer(base: vbuf.baseAddress!)
+                                let tris = SendableConstPointer(base: sbuf.baseAddress!)
+                                let shape = SendableConstPointer(base: shapePtr)
+                                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                                    let lo = chunk * per, hi = min(me.childCount, lo + per)
+                                    guard lo < hi else { return }
+                                    for child in lo..<hi {
+                                        me.makeChild(child, into: dest.base + child * p, points: p, guides: src.base,
+                                                     grid: grid, shape: shape.base, vertices: verts.base, scalp: tris.base,
+                                                     cdf: cdf.base, triCount: triCount, totalArea: totalArea)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return StrandSet(pointsPerStrand: p, positions: out)
+    }
+
+    @inline(__always)
+    private func makeChild(_ child: Int, into dst: UnsafeMutablePointer<Vec3>, points p: Int,
+                           guides g: UnsafePointer<Vec3>, grid: RootGrid, shape: UnsafePointer<HeadShape>,
+                           vertices: UnsafePointer<Vec3>, scalp t: UnsafePointer<UInt32>,
+                           cdf: UnsafePointer<Float>, triCount: Int, totalArea: Float) {
+        var rng = SeededRandom(seed: seed, stream: UInt64(child))
+        let shape = shape.pointee
+        // Root: area-weighted triangle, uniform barycentric; trimmed to the smooth hairline (a few tries).
+        var root = Vec3.zero
+        for attempt in 0..<6 {
+            let x = rng.unitFloat() * totalArea
+            var lo = 0, hi = triCount - 1
+            while lo < hi { let m = (lo + hi) >> 1; if cdf[m] < x { lo = m + 1 } else { hi = m } }
+            var u = rng.unitFloat(), v = rng.unitFloat()
+            if u + v > 1 { u = 1 - u; v = 1 - v }
+            let a = vertices[Int(t[3 * lo])], b = vertices[Int(t[3 * lo + 1])], c = vertices[Int(t[3 * lo + 2])]
+            root = a + (b - a) * u + (c - a) * v
+            if shape.isScalp(root) || attempt == 5 { break }
+        }
+        // The chord of a triangle lies slightly inside the curved surface: lift the root onto it.
+        let d0 = shape.signedDistance(root)
+        if d0 < 0.3 { root += shape.surfaceNormal(root) * (0.3 - d0) }
+
+        let (i0, i1, i2, w0, w1, w2) = grid.nearest3(root, guides: g, pointsPerStrand: p)
+        let b0 = g + i0 * p, b1 = g + i1 * p, b2 = g + i2 * p
+        let na = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
+        let nb = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
+        let clumpRootOffset = root - b0[0]
+        dst[0] = root
+        let inv = 1 / Float(p - 1)
+        for j in 1..<p {
+            let u = Float(j) * inv
+            var q = root + (b0[j] - b0[0]) * w0 + (b1[j] - b1[0]) * w1 + (b2[j] - b2[0]) * w2
+            let clumped = b0[j] + clumpRootOffset * (1 - u)
+            q += (clumped - q) * (clump * u)
+            q += (na * u + nb * (u * u - u * 0.5)) * u
+            // Keep the frontal face clear (as the guides do), then push out of the head.
+            q = StyleGenerator.keepOffFace(q, shape: shape, clearance: faceClearanceMm)
+            var d = shape.signedDistance(q)
+            var tries = 0
+            while d < marginMm && tries < 8 {
+                q += shape.surfaceNormal(q) * (marginMm - d + 0.01)
+                d = shape.signedDistance(q)
+                tries += 1
+            }
+            dst[j] = q
+        }
+    }
+}
+
+/// Uniform grid over guide roots (counting-sort layout, no per-query allocation).
+struct RootGrid: Sendable {
+    var origin: Vec3
+    var cell: Float
+    var dims: SIMD3<Int32>
+    var cellStart: [Int32]
+    var items: [Int32]
+
+    init(guides: StrandSet, cellMm: Float) {
+        let n = guides.strandCount, p = guides.pointsPerStrand
+        var lo = Vec3(repeating: .greatestFiniteMagnitude), hi = Vec3(repeating: -.greatestFiniteMagnitude)
+        for i in 0..<n { let r = guides.positions[i * p]; lo = pointwiseMin(lo, r); hi = pointwiseMax(hi, r) }
+        origin = lo - Vec3(repeating: 0.5)
+        cell = cellMm
+        let extent = (hi - origin) / cellMm
+        dims = SIMD3<Int32>(Int32(extent.x) + 1, Int32(extent.y) + 1, Int32(extent.z) + 1)
+        let cellCount = Int(dims.x) * Int(dims.y) * Int(dims.z)
+        var counts = [Int32](repeating: 0, count: cellCount + 1)
+        var cellOf = [Int](repeating: 0, count: n)
+        for i in 0..<n {
+            let c = RootGrid.cellCoord(guides.positions[i * p], origin: origin, cell: cell, dims: dims)
+            let idx = Int(c.x) + Int(dims.x) * (Int(c.y) + Int(dims.y) * Int(c.z))
+            cellOf[i] = idx
+            counts[idx + 1] += 1
+        }
+        for i in 0..<cellCount { counts[i + 1] += counts[i] }
+        cellStart = counts
+        var fill = counts
+        items = [Int32](repeating: 0, count: n)
+        for i in 0..<n { items[Int(fill[cellOf[i]])] = Int32(i); fill[cellOf[i]] += 1 }
+    }
+
+    @inline(__always) static func cellCoord(_ p: Vec3, origin: Vec3, cell: Float, dims: SIMD3<Int32>) -> SIMD3<Int32> {
+        let f = (p - origin) / cell
+        return SIMD3<Int32>(min(max(Int32(f.x.rounded(.down)), 0), dims.x - 1),
+                            min(max(Int32(f.y.rounded(.down)), 0), dims.y - 1),
+                            min(max(Int32(f.z.rounded(.down)), 0), dims.z - 1))
+    }
+
+    /// The 3 nearest guide roots (fewer guides: repeats) and normalised inverse-distance weights.
+    @inline(__always)
+    func nearest3(_ q: Vec3, guides g: UnsafePointer<Vec3>, pointsPerStrand p: Int) -> (Int, Int, Int, Float, Float, Float) {
+        var bi = (0, 0, 0)
+        var bd = (Float.infinity, Float.infinity, Float.infinity)
+        let c = RootGrid.cellCoord(q, origin: origin, cell: cell, dims: dims)
+        let maxRing = Int32(max(dims.x, max(dims.y, dims.z)))
+        var ring: Int32 = 0
+        while ring <= maxRing {
+            for z in (c.z - ring)...(c.z + ring) where z >= 0 && z < dims.z {
+                for y in (c.y - ring)...(c.y + ring) where y >= 0 && y < dims.y {
+                    for x in (c.x - ring)...(c.x + ring) where x >= 0 && x < dims.x {
+                        // Only the shell of this ring (inner cells were searched already).
+                        if ring > 0 && abs(x - c.x) < ring && abs(y - c.y) < ring && abs(z - c.z) < ring { continue }
+                        let idx = Int(x) + Int(dims.x) * (Int(y) + Int(dims.y) * Int(z))
+                        for k in Int(cellStart[idx])..<Int(cellStart[idx + 1]) {
+                            let gi = Int(items[k])
+                            let d = length(g[gi * p] - q)
+                            if d < bd.2 {
+                                if d < bd.1 {
+                                    bd.2 = bd.1; bi.2 = bi.1
+                                    if d < bd.0 { bd.1 = bd.0; bi.1 = bi.0; bd.0 = d; bi.0 = gi } else { bd.1 = d; bi.1 = gi }
+                                } else { bd.2 = d; bi.2 = gi }
+                            }
+                        }
+                    }
+                }
+            }
+            // Every unsearched root is farther than `ring * cell` from q.
+            if bd.2 <= Float(ring) * cell { break }
+            ring += 1
+        }
+        if bd.1 == .infinity { bi.1 = bi.0; bd.1 = bd.0 }
+        if bd.2 == .infinity { bi.2 = bi.1; bd.2 = bd.1 }
+        // Inverse-distance weights, softened by 1 mm so a child on a guide root is finite.
+        let w0 = 1 / ((bd.0 + 1) * (bd.0 + 1)), w1 = 1 / ((bd.1 + 1) * (bd.1 + 1)), w2 = 1 / ((bd.2 + 1) * (bd.2 + 1))
+        let s = 1 / (w0 + w1 + w2)
+        return (bi.0, bi.1, bi.2, w0 * s, w1 * s, w2 * s)
+    }
+}
+
+/// Raw pointers handed to `concurrentPerform` workers; each worker writes a disjoint range.
+struct SendablePointer<T>: @unchecked Sendable { let base: UnsafeMutablePointer<T> }
+struct SendableConstPointer<T>: @unchecked Sendable { let base: UnsafePointer<T> }

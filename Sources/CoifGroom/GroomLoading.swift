@@ -1,0 +1,254 @@
+// GroomLoading: the model types the renderer uses (StrandSet, HeadModel, StyleCatalog, Groom) and their
+// loaders. Files arrive as text in memory (embedded in the binary) and go through Assimp's
+// aiImportFileFromMemory with the "obj" hint; failures become CoifError.assetFailed naming the asset.
+// All positions are head space: millimetres, +x subject's left, +y up, +z toward the camera.
+import CAssimp
+import CoifCore
+import Foundation
+
+/// Strands with the same number of points each, in head space (mm); strand i occupies points
+/// [i*P, (i+1)*P), root first. A flat array, ready to upload as one vertex buffer.
+public struct StrandSet: Sendable, Equatable {
+    public var pointsPerStrand: Int
+    public var positions: [Vec3]
+
+    public init(pointsPerStrand: Int, positions: [Vec3]) {
+        precondition(pointsPerStrand >= 2 && positions.count % pointsPerStrand == 0, "ragged StrandSet")
+        self.pointsPerStrand = pointsPerStrand
+        self.positions = positions
+    }
+
+    public var strandCount: Int { positions.count / pointsPerStrand }
+    public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
+
+    /// Strand `i`'s points.
+    public func strand(_ i: Int) -> ArraySlice<Vec3> { positions[(i * pointsPerStrand)..<((i + 1) * pointsPerStrand)] }
+
+    /// Every strand resampled to `count` points at equal arc length (root and tip kept).
+    public func resampled(to count: Int) -> StrandSet {
+        if count == pointsPerStrand { return self }
+        var out: [Vec3] = []
+        out.reserveCapacity(strandCount * count)
+        for i in 0..<strandCount { out += StyleGenerator.resample(Array(strand(i)), count: count) }
+        return StrandSet(pointsPerStrand: count, positions: out)
+    }
+}
+
+/// Coif's head occluder: a closed triangle mesh (scalp included), the scalp's triangles, and the 68
+/// reference landmarks the pose solver uses. Its distance field is `HeadShape`, rebuilt from the
+/// landmarks, which is exactly the surface the generator meshed (so a head mesh from elsewhere would
+/// need its own field: this is not a general mesh distance).
+public struct HeadModel: Sendable {
+    public var vertices: [Vec3]
+    /// Triangles (index triples) of the whole head, scalp included.
+    public var indices: [UInt32]
+    /// The scalp's triangles, a subset of `indices`, as a triangle list.
+    public var scalpTriangles: [UInt32]
+    public var landmarks68: [Vec3] { didSet { shape = HeadShape(landmarks: landmarks68) } }
+    /// The analytic head the mesh was made from.
+    public private(set) var shape: HeadShape
+
+    public init(vertices: [Vec3], indices: [UInt32], scalpTriangles: [UInt32], landmarks68: [Vec3]) {
+        self.vertices = vertices
+        self.indices = indices
+        self.scalpTriangles = scalpTriangles
+        self.landmarks68 = landmarks68
+        self.shape = HeadShape(landmarks: landmarks68)
+    }
+
+    /// Loads head.obj (groups `head` and `scalp`) and head-landmarks68.json from their text. Vertices that
+    /// share a position are welded (Assimp's OBJ reader gives every face corner its own vertex).
+    public static func load(objText: String, landmarksJSON: String, name: String) throws -> HeadModel {
+        let landmarks = try HeadGenerator.parseLandmarksJSON(landmarksJSON, name: name)
+        var vertices: [Vec3] = []
+        var indices: [UInt32] = []
+        var scalp: [UInt32] = []
+        try AssimpScene.withScene(objText, name: name) { scene in
+            var weld: [SIMD3<UInt32>: UInt32] = [:]
+            for m in 0..<Int(scene.mNumMeshes) {
+                guard let mesh = scene.mMeshes[m]?.pointee else { continue }
+                let meshName = AssimpScene.string(mesh.mName)
+                let isScalp = meshName == "scalp"
+                for f in 0..<Int(mesh.mNumFaces) {
+                    let face = mesh.mFaces[f]
+                    guard face.mNumIndices == 3 else { continue }
+                    for k in 0..<3 {
+                        let v = mesh.mVertices[Int(face.mIndices[k])]
+                        let p = Vec3(v.x, v.y, v.z)
+                        let key = SIMD3<UInt32>(p.x.bitPattern, p.y.bitPattern, p.z.bitPattern)
+                        let index: UInt32
+                        if let existing = weld[key] { index = existing } else {
+                            index = UInt32(vertices.count)
+                            weld[key] = index
+                            vertices.append(p)
+                        }
+                        indices.append(index)
+                        if isScalp { scalp.append(index) }
+                    }
+                }
+            }
+        }
+        guard !indices.isEmpty else { throw CoifError.assetFailed(path: name, reason: "no triangles") }
+        guard !scalp.isEmpty else { throw CoifError.assetFailed(path: name, reason: "no 'scalp' group") }
+        return HeadModel(vertices: vertices, indices: indices, scalpTriangles: scalp, landmarks68: landmarks)
+    }
+
+    /// Signed distance (mm) to the head: negative inside. Analytic, a few hundred flops.
+    public func signedDistance(_ p: Vec3) -> Float { shape.signedDistance(p) }
+    /// Outward unit normal of the distance field at `p`.
+    public func surfaceNormal(_ p: Vec3) -> Vec3 { shape.surfaceNormal(p) }
+}
+
+/// One hairstyle in the catalog.
+public struct StyleEntry: Sendable, Codable, Equatable {
+    public var name: String
+    /// Path relative to Meshes/ ("styles/bob.obj").
+    public var file: String
+    public var description: String
+    public var tags: [String]
+    public var guides: Int
+    public var pointsPerGuide: Int
+    public var rootWidthMm: Float
+    public var tipWidthMm: Float
+}
+
+/// Meshes/catalog.json: the built-in styles and which one is the default.
+public struct StyleCatalog: Sendable, Codable, Equatable {
+    public var defaultStyle: String
+    public var styles: [StyleEntry]
+
+    enum CodingKeys: String, CodingKey {
+        case defaultStyle = "default"
+        case styles
+    }
+
+    public static func parse(json: String) throws -> StyleCatalog {
+        let catalog: StyleCatalog
+        do { catalog = try JSONDecoder().decode(StyleCatalog.self, from: Data(json.utf8)) } catch {
+            throw CoifError.assetFailed(path: "catalog.json", reason: "unreadable catalog: \(error)")
+        }
+        guard catalog.entry(named: catalog.defaultStyle) != nil else {
+            throw CoifError.assetFailed(path: "catalog.json", reason: "default style '\(catalog.defaultStyle)' is not listed")
+        }
+        return catalog
+    }
+
+    public func entry(named name: String) -> StyleEntry? { styles.first { $0.name == name } }
+}
+
+/// A loaded hairstyle: its guide strands and rendered widths.
+public struct Groom: Sendable {
+    public var name: String
+    public var guides: StrandSet
+    public var rootWidthMm: Float
+    public var tipWidthMm: Float
+
+    public init(name: String, guides: StrandSet, rootWidthMm: Float, tipWidthMm: Float) {
+        self.name = name
+        self.guides = guides
+        self.rootWidthMm = rootWidthMm
+        self.tipWidthMm = tipWidthMm
+    }
+
+    /// Loads OBJ `l` polylines through Assimp from memory. Assimp 5.2 returns each polyline as separate
+    /// 2-point line primitives in one mesh (every primitive with its own vertex copies): strands are
+    /// rebuilt by chaining segments whose start equals the previous segment's end, in file order, which
+    /// costs one pass instead of aiProcess_JoinIdenticalVertices' spatial sort. Every strand is then
+    /// resampled to `pointsPerStrand` points by arc length.
+    public static func load(objText: String, name: String, pointsPerStrand: Int, rootWidthMm: Float,
+                            tipWidthMm: Float) throws -> Groom {
+        guard pointsPerStrand >= 2 else {
+            throw CoifError.invalidOption(name: "pointsPerStrand", reason: "must be at least 2, got \(pointsPerStrand)")
+        }
+        var positions: [Vec3] = []
+        var strandCount = 0
+        try AssimpScene.withScene(objText, name: name) { scene in
+            var current: [Vec3] = []
+            current.reserveCapacity(64)
+            func flush() {
+                if current.count >= 2 {
+                    positions += StyleGenerator.resample(current, count: pointsPerStrand)
+                    strandCount += 1
+                }
+                current.removeAll(keepingCapacity: true)
+            }
+            for m in 0..<Int(scene.mNumMeshes) {
+                guard let mesh = scene.mMeshes[m]?.pointee else { continue }
+                for f in 0..<Int(mesh.mNumFaces) {
+                    let face = mesh.mFaces[f]
+                    guard face.mNumIndices >= 2 else { continue }
+                    for k in 0..<Int(face.mNumIndices) {
+                        let v = mesh.mVertices[Int(face.mIndices[k])]
+                        let p = Vec3(v.x, v.y, v.z)
+                        if k == 0 {
+                            if let last = current.last, last == p { continue }
+                            flush()
+                        }
+                        current.append(p)
+                    }
+                }
+                flush()
+            }
+            positions.reserveCapacity(strandCount * pointsPerStrand)
+        }
+        guard strandCount > 0 else { throw CoifError.assetFailed(path: name, reason: "no polyline strands (OBJ 'l' elements)") }
+        return Groom(name: name, guides: StrandSet(pointsPerStrand: pointsPerStrand, positions: positions),
+                     rootWidthMm: rootWidthMm, tipWidthMm: tipWidthMm)
+    }
+}
+
+/// Assimp from memory, with the scene released on every path.
+enum AssimpScene {
+    static func withScene(_ text: String, name: String, flags: UInt32 = 0, _ body: (aiScene) throws -> Void) throws {
+        var bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw CoifError.assetFailed(path: name, reason: "empty file") }
+        bytes.append(0)
+        let scene = bytes.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { ptr in
+                aiImportFileFromMemory(ptr, UInt32(buf.count - 1), flags, "obj")
+            }
+        }
+        guard let scene else {
+            let reason = String(cString: aiGetErrorString())
+            throw CoifError.assetFailed(path: name, reason: "Assimp: \(reason.isEmpty ? "unreadable OBJ" : reason)")
+        }
+        defer { aiReleaseImport(scene) }
+        if scene.pointee.mFlags & UInt32(AI_SCENE_FLAGS_INCOMPLETE) != 0 && scene.pointee.mNumMeshes == 0 {
+            throw CoifError.assetFailed(path: name, reason: "Assimp: incomplete scene with no meshes")
+        }
+        try body(scene.pointee)
+    }
+
+    static func string(_ s: aiString) -> String {
+        withUnsafeBytes(of: s.data) { raw in
+            let count = min(Int(s.length), raw.count)
+            return String(decoding: raw.prefix(count), as: UTF8.self)
+        }
+    }
+}
+
+extension Groom {
+    /// The scalp triangles this groom's roots cover: every corner within `radiusMm` of some guide root.
+    /// The renderer draws them, slightly inflated, as the hair's dense under-layer, so the photo never
+    /// shows through between strands on the crown; a style's part line or bare nape stays open.
+    public func coveredScalpTriangles(head: HeadModel, radiusMm: Float) -> [UInt32] {
+        let roots = (0..<guides.strandCount).map { guides.positions[$0 * guides.pointsPerStrand] }
+        let limit = radiusMm * radiusMm
+        var covered = [Bool?](repeating: nil, count: head.vertices.count)
+        func isCovered(_ v: UInt32) -> Bool {
+            if let known = covered[Int(v)] { return known }
+            let p = head.vertices[Int(v)]
+            let answer = roots.contains { let d = $0 - p; return dot(d, d) <= limit }
+            covered[Int(v)] = answer
+            return answer
+        }
+        var out: [UInt32] = []
+        var t = 0
+        while t + 2 < head.scalpTriangles.count {
+            let a = head.scalpTriangles[t], b = head.scalpTriangles[t + 1], c = head.scalpTriangles[t + 2]
+            if isCovered(a) && isCovered(b) && isCovered(c) { out += [a, b, c] }
+            t += 3
+        }
+        return out
+    }
+}

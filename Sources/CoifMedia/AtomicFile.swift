@@ -1,0 +1,67 @@
+// AtomicFile: writes a whole file or nothing. Data goes to ".NAME.tmp-PID" in the target's directory
+// (same file system, so rename is atomic), is flushed, then renamed over the target.
+import CoifCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum AtomicFile {
+    /// Checks, before any work is done, that `path`'s directory exists and is writable.
+    public static func checkWritable(_ path: String) throws {
+        let directory = directoryOf(path)
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw CoifError.outputNotWritable(path: path, reason: "directory \(directory) does not exist")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CoifError.outputNotWritable(path: path, reason: "\(directory) is not a directory")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw CoifError.outputNotWritable(path: path, reason: "directory \(directory) is not writable")
+        }
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw CoifError.outputNotWritable(path: path, reason: "it is a directory")
+        }
+    }
+
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        try checkWritable(path)
+        let directory = directoryOf(path)
+        let name = String(path.split(separator: "/").last ?? Substring(path))
+        let temporary = directory + "/.\(name).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
+        }
+        var offset = 0
+        var failure: String?
+        bytes.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += n
+            }
+        }
+        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: failure)
+        }
+    }
+
+    public static func write(text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    static func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+}

@@ -1,0 +1,210 @@
+// TryOn: one still, end to end: photo → face → pose → fitted strands → hair layer → composite PNG.
+// Models (dlib, shaders, head, catalog) load once in `TryOnEngine.init`; a batch or a benchmark renders
+// many stills through one engine. Every stage reports into the still's FrameTiming.
+import CoifAssets
+import CoifCore
+import CoifGPU
+import CoifGroom
+import CoifMedia
+import CoifRender
+import CoifVision
+import Logging
+
+/// Which face in a photo gets hair.
+public enum FaceChoice: Sendable, Equatable {
+    case largest
+    case index(Int)
+}
+
+/// Everything one still needs, with the defaults a user gets from `coif render`.
+public struct TryOnRequest: Sendable {
+    public var photoPath: String
+    public var style: String?
+    public var color: HairColor
+    public var outputPath: String
+    /// Writes hair.png and matte.png here when set.
+    public var layersDirectory: String?
+    public var timingPath: String?
+    public var seed: UInt64 = 1
+    /// Horizontal field of view; nil = EXIF focal length, else `PhotoAnalyzer.defaultFieldOfViewDegrees`.
+    public var fieldOfViewDegrees: Double?
+    public var face: FaceChoice = .largest
+    public var compression: PNGCompression = .fast
+    /// Multiplies the level of detail's strand count.
+    public var detail: Double = 1
+
+    public init(photoPath: String, style: String? = nil, color: HairColor, outputPath: String) {
+        self.photoPath = photoPath
+        self.style = style
+        self.color = color
+        self.outputPath = outputPath
+    }
+}
+
+/// What the vision stages found in a photo: reusable when only the style or colour changes.
+public struct PhotoAnalysis: Sendable {
+    public var photo: Photo
+    /// Every face found, largest first.
+    public var faceBoxes: [FaceBox]
+    public var chosen: Face
+    public var intrinsics: CameraIntrinsics
+    public var pose: HeadPose
+    /// Jaw-to-jaw width in pixels: drives the level of detail.
+    public var faceWidthPx: Double
+}
+
+/// The outcome of a still.
+public struct TryOnResult: Sendable {
+    public var images: CompositeImages
+    public var timing: FrameTiming
+    public var levelOfDetail: LevelOfDetail
+    public var analysis: PhotoAnalysis
+}
+
+public final class TryOnEngine {
+    public let catalog: StyleCatalog
+    public let head: HeadModel
+    public let renderer: HairRenderer
+    public let analyzer: PhotoAnalyzer
+    public let compositor = Compositor()
+    private let logger: Logger
+    private let occluder: OccluderGeometry
+    private var grooms: [String: Groom] = [:]
+    private var strandCache: (key: String, geometry: StrandGeometry)?
+    private var shells: [String: ShellGeometry] = [:]
+    private var layer = HairLayer()
+
+    /// Loads every model once: catalog, head, dlib, EGL context and shaders.
+    public init(logger: Logger, predictorPath: String = FaceFinder.defaultPredictorPath) throws {
+        self.logger = logger
+        catalog = try StyleCatalog.standard()
+        head = try HeadModel.standard()
+        analyzer = PhotoAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+        let context = try GPUContext()
+        renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
+        occluder = renderer.upload(head: head)
+        logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
+    }
+
+    public var rendererDescription: String { renderer.context.renderer }
+
+    /// The catalog entry for `name` (nil = the default style); `unknownStyle` when absent.
+    public func style(named name: String?) throws -> StyleEntry {
+        let wanted = name ?? catalog.defaultStyle
+        guard let entry = catalog.entry(named: wanted) else {
+            throw CoifError.unknownStyle(name: wanted, known: catalog.styles.map(\.name))
+        }
+        return entry
+    }
+
+    // MARK: - Stages
+
+    /// decode → detect → landmarks → pose (see PhotoAnalyzer).
+    public func analyse(photoPath: String, face choice: FaceChoice = .largest, fieldOfViewDegrees: Double? = nil,
+                        timing: inout FrameTiming) throws -> PhotoAnalysis {
+        try analyzer.analyse(photoPath: photoPath, face: choice, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+    }
+
+    /// scene → render → readback → composite, for an analysed photo.
+    public func render(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
+                       timing: inout FrameTiming) throws -> TryOnResult {
+        let entry = try style(named: name)
+        let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail)
+        let (strands, shell) = try timing.measure(.scene) {
+            (try strandGeometry(entry: entry, lod: lod, seed: seed), try shellGeometry(entry: entry))
+        }
+        let image = analysis.photo.image
+        let camera = PinholeCamera(widthPx: image.width, heightPx: image.height, fx: analysis.intrinsics.fx,
+                                   fy: analysis.intrinsics.fy, cx: analysis.intrinsics.cx, cy: analysis.intrinsics.cy)
+        // Fixed studio lights, normalised so a lit strand shows about the colour asked for. (Exposure is
+        // not estimated from skin brightness: that would tie hair brightness to skin tone.)
+        let lighting = Lighting()
+        let widths = StrandWidths(rootMm: entry.rootWidthMm * lod.widthScale, tipMm: entry.tipWidthMm * lod.widthScale)
+        try timing.measure(.render) {
+            try renderer.draw(camera: camera, headToCamera: analysis.pose.modelToCamera, occluder: occluder,
+                              shell: shell, strands: strands, widths: widths, shading: HairShading(color: color), lighting: lighting)
+            renderer.finish()
+        }
+        try timing.measure(.readback) { try renderer.readBack(into: &layer) }
+        let images = timing.measure(.composite) { compositor.composite(layer: layer, over: image) }
+        timing.renderer = renderer.context.renderer
+        timing.imageWidth = image.width
+        timing.imageHeight = image.height
+        timing.strandCount = strands.strandCount
+        timing.segmentCount = strands.segmentCount
+        timing.faceWidthPx = analysis.faceWidthPx
+        return TryOnResult(images: images, timing: timing, levelOfDetail: lod, analysis: analysis)
+    }
+
+    /// The whole still: analyse, render, encode and write the composite (and layers, timing).
+    @discardableResult
+    public func run(_ request: TryOnRequest) throws -> TryOnResult {
+        let start = monotonicMs()
+        // Fail on bad arguments before any expensive work, and before anything is written.
+        _ = try style(named: request.style)
+        try AtomicFile.checkWritable(request.outputPath)
+        if let directory = request.layersDirectory {
+            try AtomicFile.checkWritable(directory + "/hair.png")
+        }
+        if let timingPath = request.timingPath { try AtomicFile.checkWritable(timingPath) }
+
+        var timing = FrameTiming()
+        let analysis = try analyse(photoPath: request.photoPath, face: request.face,
+                                   fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
+        var result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
+                                detail: request.detail, timing: &timing)
+        var outputs: [(String, [UInt8])] = []
+        try timing.measure(.encode) {
+            outputs.append((request.outputPath, try PNGFile.encode(result.images.composite, compression: request.compression)))
+            if let directory = request.layersDirectory {
+                outputs.append((directory + "/hair.png", try PNGFile.encode(result.images.hair, compression: request.compression)))
+                outputs.append((directory + "/matte.png", try PNGFile.encode(result.images.matte, compression: request.compression)))
+            }
+        }
+        try timing.measure(.write) {
+            for (path, bytes) in outputs { try AtomicFile.write(bytes, to: path) }
+        }
+        timing.totalMs = monotonicMs() - start
+        if let timingPath = request.timingPath {
+            try AtomicFile.write(text: TimingReport.json(timing, levelOfDetail: result.levelOfDetail, request: request), to: timingPath)
+        }
+        result.timing = timing
+        return result
+    }
+
+    // MARK: - Helpers
+
+    /// Guides + children for a style at a level of detail, on the GPU; the last one is cached, so a
+    /// re-render with another colour skips interpolation and upload.
+    private func strandGeometry(entry: StyleEntry, lod: LevelOfDetail, seed: UInt64) throws -> StrandGeometry {
+        let key = "\(entry.name)|\(lod.strandCount)|\(lod.pointsPerStrand)|\(seed)"
+        if let cached = strandCache, cached.key == key { return cached.geometry }
+        let groom = try loadGroom(entry)
+        let interpolation = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+                                               pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+        let strands = interpolation.apply(guides: groom.guides, head: head)
+        let geometry = renderer.upload(strands: strands, seed: seed)
+        strandCache = (key, geometry)
+        return geometry
+    }
+
+    /// The style's under-layer: scalp triangles within 6 mm of a guide root (guides are ~8–10 mm apart).
+    private func shellGeometry(entry: StyleEntry) throws -> ShellGeometry {
+        if let shell = shells[entry.name] { return shell }
+        let triangles = try loadGroom(entry).coveredScalpTriangles(head: head, radiusMm: 6)
+        let shell = renderer.upload(shellOf: occluder, triangles: triangles)
+        shells[entry.name] = shell
+        return shell
+    }
+
+    private func loadGroom(_ entry: StyleEntry) throws -> Groom {
+        if let groom = grooms[entry.name] { return groom }
+        guard let text = Assets.text("Meshes/" + entry.file) else {
+            throw CoifError.assetFailed(path: "Meshes/" + entry.file, reason: "not embedded in this build")
+        }
+        let groom = try Groom.load(objText: text, name: "Meshes/" + entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        grooms[entry.name] = groom
+        return groom
+    }
+}

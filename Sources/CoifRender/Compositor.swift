@@ -1,0 +1,66 @@
+// Compositor: puts the hair layer over the photo in linear light ("over" with premultiplied alpha,
+// Porter & Duff 1984), then encodes back to sRGB. Pixels the hair does not touch are copied byte for
+// byte, so a recolor changes nothing outside the matte.
+import CoifCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The three images a still produces.
+public struct CompositeImages: Sendable {
+    /// The photo with hair, RGB.
+    public var composite: PixelImage
+    /// Hair only, RGBA: RGB is the sRGB encoding of the *premultiplied* linear colour, A the coverage.
+    /// Composite it as `decode(rgb) + (1 − a)·decode(photo)` in linear light.
+    public var hair: PixelImage
+    /// Hair coverage, 8-bit gray (255 = fully hair).
+    public var matte: PixelImage
+}
+
+public struct Compositor: Sendable {
+    private let decodeTable: [Float]
+
+    public init() {
+        decodeTable = (0..<256).map { srgbToLinear(Float($0) / 255) }
+    }
+
+    /// - Parameter photo: RGB, sRGB-encoded, the same size as the layer.
+    public func composite(layer: HairLayer, over photo: PixelImage) -> CompositeImages {
+        precondition(photo.channels == 3 && photo.width == layer.width && photo.height == layer.height)
+        let count = photo.width * photo.height
+        var composite = photo
+        var hair = PixelImage(width: photo.width, height: photo.height, channels: 4)
+        var matte = PixelImage(width: photo.width, height: photo.height, channels: 1)
+        decodeTable.withUnsafeBufferPointer { table in
+            layer.rgba.withUnsafeBufferPointer { rgba in
+                composite.pixels.withUnsafeMutableBufferPointer { out in
+                    hair.pixels.withUnsafeMutableBufferPointer { hairOut in
+                        matte.pixels.withUnsafeMutableBufferPointer { matteOut in
+                            for i in 0..<count {
+                                let alpha = min(max(rgba[i * 4 + 3], 0), 1)
+                                // Below half an 8-bit step the hair is invisible: keep the photo's bytes.
+                                if alpha < 0.5 / 255 { continue }
+                                for c in 0..<3 {
+                                    let premultiplied = max(rgba[i * 4 + c], 0)
+                                    let background = table[Int(out[i * 3 + c])]
+                                    out[i * 3 + c] = encode(premultiplied + (1 - alpha) * background)
+                                    hairOut[i * 4 + c] = encode(premultiplied)
+                                }
+                                let coverage = UInt8((alpha * 255).rounded())
+                                hairOut[i * 4 + 3] = coverage
+                                matteOut[i] = coverage
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return CompositeImages(composite: composite, hair: hair, matte: matte)
+    }
+
+    @inline(__always) private func encode(_ linear: Float) -> UInt8 {
+        let clamped = min(max(linear, 0), 1)
+        return UInt8((linearToSrgb(clamped) * 255).rounded())
+    }
+}

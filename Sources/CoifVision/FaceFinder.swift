@@ -1,0 +1,128 @@
+// FaceFinder: faces and their 68 landmarks in a still, over CVision's dlib calls (HOG frontal face
+// detector, ERT shape predictor). Owns the loaded models; knows nothing of pose, hair or files.
+
+import CVision
+import CoifCore
+
+/// A detected face's box in pixels (right/bottom are the exclusive edge) and the detector's confidence.
+public struct FaceBox: Sendable, Equatable {
+    public var left: Float
+    public var top: Float
+    public var right: Float
+    public var bottom: Float
+    /// dlib's detection confidence: larger is surer; 0 is the detector's own acceptance threshold.
+    public var score: Double
+
+    public init(left: Float, top: Float, right: Float, bottom: Float, score: Double) {
+        self.left = left
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+        self.score = score
+    }
+
+    public var width: Float { right - left }
+    public var height: Float { bottom - top }
+    public var center: Vec2 { Vec2((left + right) / 2, (top + bottom) / 2) }
+}
+
+/// One face: its detector box and 68 landmarks in iBUG 300-W order, in pixel-index coordinates of the
+/// image they were found in (the centre of the top-left pixel is (0, 0)).
+public struct Face: Sendable {
+    public var box: FaceBox
+    public var landmarks: [Vec2]
+
+    public init(box: FaceBox, landmarks: [Vec2]) {
+        self.box = box
+        self.landmarks = landmarks
+    }
+}
+
+/// Loads dlib's detector and predictor once; not thread-safe (use from one thread), reusable for many images.
+/// Loading takes about a second (the predictor file is ~100 MB), so a process keeps one.
+public final class FaceFinder {
+    public static let defaultPredictorPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
+
+    /// Upsampling on the retry is only worth it below this short side: the HOG detector's smallest face
+    /// is ~80 px, and one upsample of a large image costs four times the time for faces that small.
+    static let upsampleRetryShortSideBelow = 1200
+
+    private let model: OpaquePointer
+
+    /// Throws `CoifError.assetFailed(path:reason:)` when the predictor is missing or not a 68-point model.
+    public init(predictorPath: String = FaceFinder.defaultPredictorPath) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        guard let loaded = cv_face_model_load(predictorPath, &message, message.count) else {
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw CoifError.assetFailed(path: predictorPath, reason: reason.isEmpty ? "cannot load shape predictor" : reason)
+        }
+        model = loaded
+    }
+
+    deinit { cv_face_model_free(model) }
+
+    /// Faces in an 8-bit gray image, best score first. `upsample` doubles the image that many times
+    /// first (0...4): finds faces down to ~40 px at 1, at about four times the cost per step.
+    /// `threshold` is added to the detector's acceptance level (negative finds more, less sure faces).
+    public func detect(gray: PixelImage, upsample: Int, threshold: Double = 0) -> [FaceBox] {
+        precondition(gray.channels == 1, "detect(gray:) takes a 1-channel image")
+        let up = Int32(max(0, min(4, upsample)))
+        var boxes = [cv_face_box](repeating: cv_face_box(), count: 32)
+        var found: Int32 = 0
+        gray.pixels.withUnsafeBufferPointer { pixels in
+            found = cv_detect_faces(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height),
+                                    Int32(gray.width), up, threshold, &boxes, Int32(boxes.count))
+            if found > Int32(boxes.count) {  // rare: more faces than the first buffer held
+                boxes = [cv_face_box](repeating: cv_face_box(), count: Int(found))
+                found = cv_detect_faces(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height),
+                                        Int32(gray.width), up, threshold, &boxes, Int32(boxes.count))
+            }
+        }
+        guard found > 0 else { return [] }
+        return boxes.prefix(Int(min(found, Int32(boxes.count)))).map {
+            FaceBox(left: $0.left, top: $0.top, right: $0.right, bottom: $0.bottom, score: $0.score)
+        }
+    }
+
+    /// The 68 iBUG landmarks fitted inside `box` (whole pixels: dlib rounds its shape). Empty on failure.
+    public func landmarks(gray: PixelImage, box: FaceBox) -> [Vec2] {
+        precondition(gray.channels == 1, "landmarks(gray:box:) takes a 1-channel image")
+        var xy = [Float](repeating: 0, count: 136)
+        let cBox = cv_face_box(left: box.left, top: box.top, right: box.right, bottom: box.bottom, score: box.score)
+        let n = gray.pixels.withUnsafeBufferPointer { pixels in
+            cv_landmarks68(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width),
+                           cBox, &xy)
+        }
+        guard n == 68 else { return [] }
+        return (0..<68).map { Vec2(xy[2 * $0], xy[2 * $0 + 1]) }
+    }
+
+    /// Detect (no upsampling first; if nothing is found and the image's short side < 1200 px, again with
+    /// one upsample), then landmarks for each; sorted by box area, largest first.
+    /// Accepts a gray, gray+alpha, RGB or RGBA `PixelImage` (alpha is ignored).
+    public func findFaces(in image: PixelImage) -> [Face] {
+        let gray = Self.gray(image)
+        var boxes = detect(gray: gray, upsample: 0)
+        if boxes.isEmpty && min(gray.width, gray.height) < Self.upsampleRetryShortSideBelow {
+            boxes = detect(gray: gray, upsample: 1)
+        }
+        return boxes
+            .sorted { $0.width * $0.height > $1.width * $1.height }
+            .compactMap { box in
+                let points = landmarks(gray: gray, box: box)
+                return points.count == 68 ? Face(box: box, landmarks: points) : nil
+            }
+    }
+
+    /// Luma for detection, with the same Rec. 601 weights as `PixelImage.grayscale()`.
+    static func gray(_ image: PixelImage) -> PixelImage {
+        switch image.channels {
+        case 1: return image
+        case 2:
+            var luma = [UInt8](repeating: 0, count: image.width * image.height)
+            for i in 0..<luma.count { luma[i] = image.pixels[2 * i] }
+            return PixelImage(width: image.width, height: image.height, channels: 1, pixels: luma)
+        default: return image.grayscale()
+        }
+    }
+}

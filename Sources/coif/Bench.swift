@@ -1,0 +1,84 @@
+// coif bench: renders a still many times in one process and prints per-stage p50/p95, the cold (first)
+// render, and re-renders with another colour on a cached face and pose. Wall-clock figures for reports;
+// no test asserts them.
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark the still try-on: cold render, warm renders, and colour-only re-renders."
+    )
+
+    @Argument(help: "The photo (default: astronaut.png from Debian's python3-skimage).")
+    var photo: String = "/usr/lib/python3/dist-packages/skimage/data/astronaut.png"
+
+    @Option(help: "Warm iterations.")
+    var iterations: Int = 20
+
+    @Option(help: "Hairstyle (default: the catalog's default).")
+    var style: String?
+
+    @Option(help: "Hair colour for the whole-still runs.")
+    var color: String = "dark-brown"
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard iterations >= 1 && iterations <= 10_000 else {
+                throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
+            }
+            let logger = global.makeLogger()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coif-bench-\(getpid())").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+
+            let initStart = monotonicMs()
+            let engine = try TryOnEngine(logger: logger)
+            let initMs = monotonicMs() - initStart
+            let request = TryOnRequest(photoPath: photo, style: style, color: try HairColor.parse(color),
+                                       outputPath: directory + "/still.png")
+            let cold = try engine.run(request)
+            var warm: [FrameTiming] = []
+            for _ in 0..<iterations { warm.append(try engine.run(request).timing) }
+
+            // Colour-only re-renders: face and pose cached, strands cached on the GPU.
+            let colors = try ["auburn", "blonde", "black", "#6b3e26"].map(HairColor.parse)
+            var recolorMs: [Double] = []
+            var recolorStages: [FrameTiming] = []
+            for i in 0..<iterations {
+                let start = monotonicMs()
+                var timing = FrameTiming()
+                let result = try engine.render(analysis: cold.analysis, style: style, color: colors[i % colors.count],
+                                               seed: request.seed, timing: &timing)
+                let bytes = try timing.measure(.encode) { try PNGFile.encode(result.images.composite) }
+                try timing.measure(.write) { try AtomicFile.write(bytes, to: directory + "/recolor.png") }
+                recolorMs.append(monotonicMs() - start)
+                recolorStages.append(timing)
+            }
+
+            let t = cold.timing
+            print("renderer: \(t.renderer)")
+            print("photo: \(photo) (\(t.imageWidth)x\(t.imageHeight)), face \(Int(t.faceWidthPx)) px wide, \(t.strandCount) strands, \(t.segmentCount) segments")
+            print(String(format: "engine start (dlib model, EGL context, shaders, head): %.1f ms", initMs))
+            print("")
+            print("stage        cold ms   warm p50   warm p95   recolor p50")
+            for stage in Stage.allCases {
+                let samples = warm.compactMap { $0[stage] }
+                let recolor = recolorStages.compactMap { $0[stage] }
+                let summary = DurationSummary(samples)
+                let recolorText = recolor.isEmpty ? "         -" : String(format: "%10.2f", DurationSummary(recolor).p50Ms)
+                print(String(format: "%-10@ %9.2f %10.2f %10.2f ", stage.rawValue as NSString, t[stage] ?? 0, summary.p50Ms, summary.p95Ms) + recolorText)
+            }
+            let whole = DurationSummary(warm.map(\.totalMs))
+            let recolor = DurationSummary(recolorMs)
+            print("")
+            print(String(format: "whole still:  cold %.1f ms, warm p50 %.1f ms, p95 %.1f ms (n=%d)", t.totalMs, whole.p50Ms, whole.p95Ms, whole.count))
+            print(String(format: "recolor (face + pose cached): p50 %.1f ms, p95 %.1f ms (n=%d)", recolor.p50Ms, recolor.p95Ms, recolor.count))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// coif: the command line. Argument parsing and printing only; the work is in CoifPipeline.
+import ArgumentParser
+import CoifCore
+import CoifPipeline
+import Foundation
+import Logging
+
+@main
+struct Coif: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Headless GPU hair try-on: a portrait photo + a hairstyle + a colour → a composite PNG.",
+        discussion: "Exit codes: 0 ok, 10 input missing, 11 not an image, 12 damaged image, 13 no face, 20 unknown style, 21 malformed colour, 22 invalid option, 30 output not writable, 40 no GPU context, 41 shader error, 50 asset error, 64 usage, 70 internal error.",
+        version: coifVersion,
+        subcommands: [Render.self, Styles.self, Landmarks.self, Bench.self, GroomCommand.self]
+    )
+}
+
+let coifVersion = "0.1.0"
+
+/// Options every command shares.
+struct GlobalOptions: ParsableArguments {
+    @Flag(name: .long, help: "Log progress to standard error.")
+    var verbose = false
+
+    func makeLogger() -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .debug
+            return handler
+        }
+        var logger = Logger(label: "coif")
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
+}
+
+/// Runs `body`, turning a CoifError into its one-line message and exit code.
+func runReportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as CoifError {
+        FileHandle.standardError.write(Data("coif: \(error.description)\n".utf8))
+        throw ExitCode(error.exitCode)
+    }
+}

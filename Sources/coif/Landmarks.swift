@@ -1,0 +1,60 @@
+// coif landmarks PHOTO [--json]
+import ArgumentParser
+import CoifCore
+import CoifPipeline
+import CoifVision
+import Foundation
+
+struct Landmarks: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the faces in a photo: box, 68 landmarks, head pose (yaw/pitch/roll, rvec, tvec, intrinsics).",
+        discussion: "Pose angles are degrees relative to a frontal head looking into the camera: yaw + = nose toward image right, pitch + = chin up, roll + = head tilted clockwise in the image. rvec/tvec map Coif's head space (mm) to OpenCV camera space."
+    )
+
+    @Argument(help: "The photo (JPEG, PNG or PPM).")
+    var photo: String
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @Option(help: "Horizontal field of view in degrees (default: EXIF focal length, else 50).")
+    var fovDegrees: Double?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            _ = global.makeLogger()
+            let analyzer = try PhotoAnalyzer.standard()
+            let (photo, intrinsics, faces) = try analyzer.fitAll(photoPath: photo, fieldOfViewDegrees: fovDegrees)
+            if json {
+                let record: [String: Any] = [
+                    "photo": self.photo,
+                    "width": photo.image.width,
+                    "height": photo.image.height,
+                    "intrinsics": ["fx": intrinsics.fx, "fy": intrinsics.fy, "cx": intrinsics.cx, "cy": intrinsics.cy],
+                    "faces": faces.map { face -> [String: Any] in
+                        [
+                            "box": ["left": face.box.left, "top": face.box.top, "right": face.box.right, "bottom": face.box.bottom, "score": face.box.score],
+                            "landmarks": face.landmarks.map { [$0.x, $0.y] },
+                            "pose": [
+                                "yawDegrees": face.pose.yawDegrees, "pitchDegrees": face.pose.pitchDegrees, "rollDegrees": face.pose.rollDegrees,
+                                "rvec": face.pose.rvec, "tvec": face.pose.tvec, "reprojectionErrorPx": face.pose.reprojectionErrorPx,
+                            ],
+                        ]
+                    },
+                ]
+                let data = try JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("\(self.photo): \(photo.image.width)x\(photo.image.height), \(faces.count) face(s), fx \(String(format: "%.1f", intrinsics.fx)) px")
+                for (i, face) in faces.enumerated() {
+                    let b = face.box
+                    print(String(format: "face %d: box (%.0f,%.0f)-(%.0f,%.0f) score %.2f  yaw %+.1f° pitch %+.1f° roll %+.1f°  tvec (%.0f, %.0f, %.0f) mm  reprojection %.2f px",
+                                 i, b.left, b.top, b.right, b.bottom, b.score, face.pose.yawDegrees, face.pose.pitchDegrees,
+                                 face.pose.rollDegrees, face.pose.tvec[0], face.pose.tvec[1], face.pose.tvec[2], face.pose.reprojectionErrorPx))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// coif render PHOTO --style NAME --color SPEC -o OUT.png
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a hairstyle onto the face in a photo and write the composite PNG.",
+        discussion: """
+        The photo may be JPEG (EXIF orientation honoured), PNG or PPM. The largest face gets the hair.
+        Output is written to a temporary file and renamed, so OUT.png is either complete or absent.
+        """
+    )
+
+    @Argument(help: "The portrait photo (JPEG, PNG or PPM).")
+    var photo: String
+
+    @Option(help: "Hairstyle name from `coif styles` (default: the catalog's default).")
+    var style: String?
+
+    @Option(help: "Hair colour: #rrggbb, #rgb, or a preset (black, dark-brown, brown, auburn, copper, red, blonde, golden-blonde, platinum, gray).")
+    var color: String = "dark-brown"
+
+    @Option(name: [.short, .long], help: "Output PNG path.")
+    var output: String
+
+    @Option(help: "Also write hair.png (premultiplied RGBA hair only) and matte.png (coverage) into this directory.")
+    var layers: String?
+
+    @Option(help: "Write the stage timings of this still as JSON to this file.")
+    var timing: String?
+
+    @Option(help: "Seed for child strand placement and per-strand variation.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Horizontal field of view of the photo's camera in degrees (default: EXIF focal length, else 50).")
+    var fovDegrees: Double?
+
+    @Option(help: "Which face: 'largest' or a 0-based index in order of size.")
+    var face: String = "largest"
+
+    @Option(help: "PNG encoder effort: fast (zlib level 1) or small (libpng default).")
+    var pngCompression: String = "fast"
+
+    @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
+    var detail: Double = 1
+
+    @Flag(help: "Print a table of the still's stage timings.")
+    var showTiming = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let logger = global.makeLogger()
+            let request = try makeRequest()
+            let engine = try TryOnEngine(logger: logger)
+            let result = try engine.run(request)
+            let t = result.timing
+            print("wrote \(request.outputPath) (\(t.imageWidth)x\(t.imageHeight), \(t.strandCount) strands, \(t.segmentCount) segments, \(String(format: "%.1f", t.totalMs)) ms)")
+            if showTiming {
+                print("renderer: \(t.renderer)")
+                for stage in Stage.allCases {
+                    guard let ms = t[stage] else { continue }
+                    print(String(format: "  %-10@ %8.2f ms", stage.rawValue as NSString, ms))
+                }
+                print(String(format: "  %-10@ %8.2f ms (first still in a new process: includes no model loading)", "total" as NSString, t.totalMs))
+            }
+        }
+    }
+
+    func makeRequest() throws -> TryOnRequest {
+        let hairColor = try HairColor.parse(color)
+        var request = TryOnRequest(photoPath: photo, style: style, color: hairColor, outputPath: output)
+        request.layersDirectory = layers
+        request.timingPath = timing
+        request.seed = seed
+        if let fov = fovDegrees {
+            guard fov > 1 && fov < 179 else { throw CoifError.invalidOption(name: "--fov-degrees", reason: "must be between 1 and 179, got \(fov)") }
+            request.fieldOfViewDegrees = fov
+        }
+        request.face = try parseFaceChoice(face)
+        guard let compression = PNGCompression(rawValue: pngCompression) else {
+            throw CoifError.invalidOption(name: "--png-compression", reason: "must be fast or small, got '\(pngCompression)'")
+        }
+        request.compression = compression
+        guard detail >= 0.05 && detail <= 4 else {
+            throw CoifError.invalidOption(name: "--detail", reason: "must be between 0.05 and 4, got \(detail)")
+        }
+        request.detail = detail
+        return request
+    }
+}
+
+func parseFaceChoice(_ text: String) throws -> FaceChoice {
+    if text == "largest" { return .largest }
+    guard let index = Int(text), index >= 0 else {
+        throw CoifError.invalidOption(name: "--face", reason: "must be 'largest' or a 0-based index, got '\(text)'")
+    }
+    return .index(index)
+}

@@ -1,0 +1,129 @@
+// CLITests: the `coif` executable as a user meets it. Each bad input gives one line on stderr naming the
+// input and the problem, its documented exit code (README, "Exit codes"), and leaves no file behind.
+import CoifCore
+import CoifMedia
+import Foundation
+import XCTest
+
+final class CLITests: XCTestCase {
+    /// Runs `coif render` expecting failure; checks code, a single stderr line naming `mentions`, and an
+    /// output directory left exactly as it was.
+    func assertRenderFails(_ arguments: [String], code: Int32, mentions: String, watching directory: String,
+                           file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = Fixtures.listing(directory)
+        let run = try Fixtures.runCoif(["render"] + arguments)
+        XCTAssertEqual(run.status, code, "stderr: \(run.stderr)", file: file, line: line)
+        let lines = run.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "expected one line, got: \(run.stderr)", file: file, line: line)
+        XCTAssertTrue(run.stderr.contains(mentions), "'\(run.stderr)' should name \(mentions)", file: file, line: line)
+        XCTAssertFalse(run.stderr.contains("Fatal error") || run.stderr.contains("Stack dump"), file: file, line: line)
+        XCTAssertEqual(Fixtures.listing(directory), before, "files were left behind", file: file, line: line)
+    }
+
+    func testMissingPhoto() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try assertRenderFails(["\(dir)/nope.jpg", "-o", "\(dir)/out.png"], code: 10, mentions: "nope.jpg", watching: dir)
+    }
+
+    func testFileThatIsNotAnImage() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let text = dir + "/notes.jpg"
+        try "this is not a picture\n".write(toFile: text, atomically: true, encoding: .utf8)
+        try assertRenderFails([text, "-o", "\(dir)/out.png"], code: 11, mentions: "notes.jpg", watching: dir)
+    }
+
+    func testTruncatedJPEG() throws {
+        let source = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg"
+        guard let bytes = FileManager.default.contents(atPath: source) else {
+            throw XCTSkip("\(source) missing (Debian opencv-doc)")
+        }
+        let dir = try Fixtures.temporaryDirectory()
+        let truncated = dir + "/cut.jpg"
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        try assertRenderFails([truncated, "-o", "\(dir)/out.png"], code: 12, mentions: "cut.jpg", watching: dir)
+    }
+
+    func testImageWithNoFace() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        // A smooth gradient: a real PNG with nothing face-like in it.
+        var image = PixelImage(width: 320, height: 240, channels: 3)
+        for y in 0..<240 { for x in 0..<320 { for c in 0..<3 { image.pixels[(y * 320 + x) * 3 + c] = UInt8((x + y + c * 40) % 256) } } }
+        let path = dir + "/sky.png"
+        try AtomicFile.write(try PNGFile.encode(image), to: path)
+        try assertRenderFails([path, "-o", "\(dir)/out.png"], code: 13, mentions: "sky.png: no face", watching: dir)
+    }
+
+    func testUnknownStyle() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try assertRenderFails([try Fixtures.requireAstronaut(), "--style", "mullet-9000", "-o", "\(dir)/out.png"],
+                              code: 20, mentions: "mullet-9000", watching: dir)
+    }
+
+    func testMalformedColour() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for spec in ["#12345", "chartreuse-ish", "#ggg000"] {
+            try assertRenderFails([try Fixtures.requireAstronaut(), "--color", spec, "-o", "\(dir)/out.png"],
+                                  code: 21, mentions: spec, watching: dir)
+        }
+    }
+
+    func testOutputDirectoryThatDoesNotExist() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try assertRenderFails([try Fixtures.requireAstronaut(), "-o", "\(dir)/missing/out.png"],
+                              code: 30, mentions: "missing/out.png", watching: dir)
+    }
+
+    func testOutputDirectoryThatIsAFile() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try "x".write(toFile: dir + "/plain", atomically: true, encoding: .utf8)
+        try assertRenderFails([try Fixtures.requireAstronaut(), "-o", "\(dir)/plain/out.png"],
+                              code: 30, mentions: "plain/out.png", watching: dir)
+    }
+
+    func testOutputDirectoryThatIsNotWritable() throws {
+        guard getuid() != 0 else {
+            print("CLITests: skipping the permission case: running as root, which may write anywhere (the missing-directory and file-as-directory cases still run)")
+            throw XCTSkip("root ignores directory permissions")
+        }
+        let dir = try Fixtures.temporaryDirectory()
+        let locked = dir + "/locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o555])
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked) }
+        try assertRenderFails([try Fixtures.requireAstronaut(), "-o", "\(locked)/out.png"], code: 30, mentions: "locked/out.png", watching: locked)
+    }
+
+    func testRenderWritesCompositeLayersAndTiming() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--color", "#6b3e26", "-o", "\(dir)/out.png",
+                                        "--layers", dir, "--timing", "\(dir)/timing.json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir), ["hair.png", "matte.png", "out.png", "timing.json"])
+        let hair = try PNGFile.read(path: dir + "/hair.png", channels: 4)
+        let matte = try PNGFile.read(path: dir + "/matte.png", channels: 1)
+        XCTAssertEqual(hair.width, 512)
+        // hair.png's alpha is the matte.
+        for p in stride(from: 0, to: matte.pixels.count, by: 97) { XCTAssertEqual(hair.pixels[p * 4 + 3], matte.pixels[p]) }
+    }
+
+    func testStylesListsTheCatalog() throws {
+        let run = try Fixtures.runCoif(["styles", "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let catalog = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        let styles = catalog["styles"] as! [[String: Any]]
+        XCTAssertGreaterThanOrEqual(styles.count, 3)
+    }
+
+    func testLandmarksReportsPoseForAFrontalFace() throws {
+        let run = try Fixtures.runCoif(["landmarks", try Fixtures.requireAstronaut(), "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let record = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        let faces = record["faces"] as! [[String: Any]]
+        XCTAssertEqual(faces.count, 1)
+        XCTAssertEqual((faces[0]["landmarks"] as! [[Double]]).count, 68)
+        let pose = faces[0]["pose"] as! [String: Any]
+        // astronaut.png: a near-frontal portrait, head turned slightly; in front of the camera.
+        XCTAssertLessThan(abs(pose["yawDegrees"] as! Double), 30)
+        XCTAssertLessThan(abs(pose["rollDegrees"] as! Double), 20)
+        XCTAssertGreaterThan((pose["tvec"] as! [Double])[2], 200)
+    }
+}

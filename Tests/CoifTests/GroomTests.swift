@@ -1,0 +1,159 @@
+// GroomTests: the committed head and hairstyles load through real Assimp, sit on the head and stay out
+// of it; the generator is deterministic and reproduces the committed Meshes/; children are deterministic
+// and outside the head; damaged files fail as CoifError.assetFailed.
+import CoifCore
+@testable import CoifGroom
+import Foundation
+import XCTest
+
+final class GroomTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let meshes = root.appendingPathComponent("Meshes")
+
+    func text(_ relative: String) throws -> String {
+        try String(contentsOf: Self.meshes.appendingPathComponent(relative), encoding: .utf8)
+    }
+
+    func loadHead() throws -> HeadModel {
+        try HeadModel.load(objText: text("head.obj"), landmarksJSON: text("head-landmarks68.json"), name: "head.obj")
+    }
+
+    /// The AFLW landmark JSON, or an XCTSkip that says why not.
+    func aflwJSON() throws -> String {
+        let base = ProcessInfo.processInfo.environment["COIF_TESTDATA"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "/work/shared/testdata"
+        let path = base + "/headpose_aflw2000_3d/DERIVED_pose_landmarks.json"
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("GroomTests: skipping, test data not found at \(path) (set COIF_TESTDATA)")
+            throw XCTSkip("test data not found at \(path) (set COIF_TESTDATA)")
+        }
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    func testHeadLoadsWithLandmarksAndScalp() throws {
+        let head = try loadHead()
+        XCTAssertEqual(head.landmarks68.count, 68)
+        XCTAssertGreaterThan(head.indices.count / 3, 3000)
+        XCTAssertLessThanOrEqual(head.indices.count / 3, 6000)
+        XCTAssertFalse(head.scalpTriangles.isEmpty)
+        XCTAssertEqual(head.scalpTriangles.count % 3, 0)
+        // Outer eye corners 90 mm apart; the nose tip in front of them; subject's left eye at +x.
+        XCTAssertEqual(length(head.landmarks68[45] - head.landmarks68[36]), 90, accuracy: 0.01)
+        XCTAssertGreaterThan(head.landmarks68[30].z, head.landmarks68[36].z)
+        XCTAssertGreaterThan(head.landmarks68[45].x, 0)
+        // The mesh is the distance field's zero set; a point far above is outside, the centre inside.
+        for v in head.vertices { XCTAssertLessThan(abs(head.signedDistance(v)), 1.0) }
+        XCTAssertLessThan(head.signedDistance(.zero), -50)
+        XCTAssertGreaterThan(head.signedDistance(Vec3(0, 300, 0)), 100)
+        XCTAssertEqual(length(head.surfaceNormal(Vec3(0, 200, 0)) - Vec3(0, 1, 0)), 0, accuracy: 0.05)
+    }
+
+    func testEveryCatalogStyleLoadsOnTheHead() throws {
+        let head = try loadHead()
+        let catalog = try StyleCatalog.parse(json: text("catalog.json"))
+        XCTAssertEqual(catalog.defaultStyle, "bob")
+        XCTAssertEqual(catalog.styles.first?.name, "bob")
+        for name in ["bob", "long-straight", "pixie"] { XCTAssertNotNil(catalog.entry(named: name), name) }
+        for entry in catalog.styles {
+            let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                       rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+            XCTAssertEqual(groom.guides.strandCount, entry.guides, entry.name)
+            XCTAssertEqual(groom.guides.pointsPerStrand, entry.pointsPerGuide, entry.name)
+            XCTAssert((300...600).contains(entry.guides), "\(entry.name): \(entry.guides) guides")
+            var worstRoot: Float = 0, deepest: Float = .infinity
+            for i in 0..<groom.guides.strandCount {
+                let strand = groom.guides.strand(i)
+                worstRoot = max(worstRoot, abs(head.signedDistance(strand.first!)))
+                for p in strand { deepest = min(deepest, head.signedDistance(p)) }
+            }
+            XCTAssertLessThanOrEqual(worstRoot, 2, "\(entry.name): a root is off the scalp")
+            XCTAssertGreaterThanOrEqual(deepest, -0.5, "\(entry.name): a guide point is inside the head")
+        }
+    }
+
+    func testBobLeavesTheFaceClear() throws {
+        let head = try loadHead()
+        let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "bob"))
+        let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        let l = head.landmarks68
+        let browTop = (17...26).map { l[$0].y }.max()!
+        let eyeHalfWidth = max(abs(l[36].x), abs(l[45].x))
+        // In front of the head's centre, nothing between the outer eye corners below the brows + 7 mm.
+        for p in groom.guides.positions where p.z > 0 && abs(p.x) < eyeHalfWidth && p.y > l[8].y {
+            XCTAssertGreaterThanOrEqual(p.y, browTop + 7, "bob covers the face at \(p)")
+        }
+    }
+
+    func testGeneratorIsDeterministicAndMatchesCommittedMeshes() throws {
+        let json = try aflwJSON()
+        let tmp = FileManager.default.temporaryDirectory
+        let a = tmp.appendingPathComponent("coif-groom-a-\(getpid())"), b = tmp.appendingPathComponent("coif-groom-b-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
+        let filesA = try MeshGeneration.generate(into: a.path, aflwLandmarksJSON: json)
+        let filesB = try MeshGeneration.generate(into: b.path, aflwLandmarksJSON: json)
+        XCTAssertEqual(filesA.count, 6)
+        XCTAssertEqual(filesA.map { ($0 as NSString).lastPathComponent }, filesB.map { ($0 as NSString).lastPathComponent })
+        for path in filesA {
+            let relative = String(path.dropFirst(a.path.count + 1))
+            let bytesA = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertEqual(bytesA, try Data(contentsOf: b.appendingPathComponent(relative)), "\(relative) differs between runs")
+            let committed = try Data(contentsOf: Self.meshes.appendingPathComponent(relative))
+            XCTAssertEqual(bytesA, committed, "Meshes/\(relative) is stale: run scripts/generate-meshes.sh")
+        }
+        XCTAssertLessThanOrEqual(try Data(contentsOf: a.appendingPathComponent("head.obj")).count, 400_000)
+        for (image, rms) in try MeshGeneration.landmarkResidualsMm(aflwLandmarksJSON: json) {
+            print("GroomTests: Procrustes RMS residual \(image): \(fixed(rms, 2)) mm")
+            XCTAssertLessThan(rms, 8, image)
+        }
+    }
+
+    func testChildInterpolationIsDeterministicAndOutsideTheHead() throws {
+        let head = try loadHead()
+        let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "bob"))
+        let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        let interpolation = ChildInterpolation(childCount: 6000, pointsPerStrand: 16, seed: 42, clump: 0.3, noiseMm: 1.5)
+        let first = interpolation.apply(guides: groom.guides, head: head)
+        let start = monotonicMs()
+        let second = interpolation.apply(guides: groom.guides, head: head)
+        print("GroomTests: 6000 children × 16 points in \(fixed(monotonicMs() - start, 2)) ms")
+        XCTAssertEqual(first, second)
+        XCTAssertEqual(first.strandCount, groom.guides.strandCount + 6000)
+        XCTAssertEqual(first.pointsPerStrand, 16)
+        // Order independence: fewer children are a prefix of more children.
+        let fewer = ChildInterpolation(childCount: 100, pointsPerStrand: 16, seed: 42, clump: 0.3, noiseMm: 1.5)
+            .apply(guides: groom.guides, head: head)
+        XCTAssertEqual(Array(fewer.positions), Array(first.positions.prefix(fewer.positions.count)))
+        let other = ChildInterpolation(childCount: 6000, pointsPerStrand: 16, seed: 43, clump: 0.3, noiseMm: 1.5)
+            .apply(guides: groom.guides, head: head)
+        XCTAssertNotEqual(first, other)
+        var deepest: Float = .infinity
+        for p in first.positions { deepest = min(deepest, head.signedDistance(p)) }
+        XCTAssertGreaterThanOrEqual(deepest, -0.5)
+    }
+
+    func testDamagedFilesFailAsAssetFailed() throws {
+        let style = try text("styles/bob.obj")
+        // Cut inside the vertex list: no polylines remain.
+        let truncated = String(style.prefix(style.utf8.count / 3))
+        for (label, body) in [("truncated", truncated), ("garbage", "\u{1}\u{2} not an obj at all {{{"), ("empty", "")] {
+            XCTAssertThrowsError(try Groom.load(objText: body, name: label, pointsPerStrand: 16, rootWidthMm: 0.3,
+                                                tipWidthMm: 0.1), label) { error in
+                guard case CoifError.assetFailed(let path, _)? = error as? CoifError else {
+                    return XCTFail("\(label): expected assetFailed, got \(error)")
+                }
+                XCTAssertEqual(path, label)
+            }
+        }
+        let head = try text("head.obj")
+        XCTAssertThrowsError(try HeadModel.load(objText: String(head.prefix(head.utf8.count / 2)),
+                                                landmarksJSON: text("head-landmarks68.json"), name: "head.obj")) { error in
+            guard case CoifError.assetFailed? = error as? CoifError else { return XCTFail("got \(error)") }
+        }
+        XCTAssertThrowsError(try StyleCatalog.parse(json: "{\"default\": 3")) { error in
+            guard case CoifError.assetFailed? = error as? CoifError else { return XCTFail("got \(error)") }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+// RendererTests: the GL side on a real EGL context (llvmpipe here): the projection agrees with the
+// pinhole model pose estimation uses, shader failures name their file and stage, colours parse, and the
+// compositor keeps untouched pixels byte-identical.
+import CoifAssets
+import CoifCore
+import CoifGPU
+import CoifRender
+import XCTest
+
+final class RendererTests: XCTestCase {
+    func testProjectionMatchesThePinholeModel() {
+        let camera = PinholeCamera(widthPx: 640, heightPx: 480, fx: 700, fy: 690, cx: 330, cy: 235)
+        let clipFromCamera = camera.viewToClip * PinholeCamera.cameraToView
+        for p in [Vec3(0, 0, 600), Vec3(80, -40, 500), Vec3(-120, 90, 900)] {
+            let clip = clipFromCamera * Vec4(p.x, p.y, p.z, 1)
+            let ndc = Vec2(clip.x / clip.w, clip.y / clip.w)
+            // NDC y grows downward (row 0 = the photo's top row); GL pixel centres sit at +0.5.
+            let pixel = Vec2((ndc.x + 1) * 0.5 * 640 - 0.5, (ndc.y + 1) * 0.5 * 480 - 0.5)
+            let expected = camera.project(p)
+            XCTAssertEqual(pixel.x, expected.x, accuracy: 1e-3)
+            XCTAssertEqual(pixel.y, expected.y, accuracy: 1e-3)
+            XCTAssertTrue(abs(clip.z / clip.w) < 1, "point at \(p.z) mm must lie between the clip planes")
+        }
+    }
+
+    func testEmbeddedShadersCompileAndBrokenOnesNameTheirFile() throws {
+        let context: GPUContext
+        do { context = try GPUContext() } catch {
+            print("RendererTests: skipping, no EGL context can be made here: \(error)")
+            throw XCTSkip("no EGL context: \(error)")
+        }
+        XCTAssertTrue(context.version.contains("OpenGL ES 3"), context.version)
+        _ = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
+        let broken: (String) -> String? = { name in
+            name == "strand.frag" ? "#version 320 es\nprecision highp float;\nout vec4 c;\nvoid main() { c = vec4(undefinedThing); }\n"
+                                  : Assets.text("Shaders/" + name)
+        }
+        XCTAssertThrowsError(try HairRenderer(context: context, shaderSource: broken)) { error in
+            guard case CoifError.shaderFailed(let file, let log) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "strand.frag")
+            XCTAssertTrue(log.contains("fragment"), log)
+        }
+        let missingInclude: (String) -> String? = { name in
+            name == "hair_shading.glsl" ? nil : Assets.text("Shaders/" + name)
+        }
+        XCTAssertThrowsError(try HairRenderer(context: context, shaderSource: missingInclude)) { error in
+            guard case CoifError.shaderFailed(let file, let log) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "strand.frag")
+            XCTAssertTrue(log.contains("hair_shading.glsl"), log)
+        }
+    }
+
+    func testHairColourParsing() throws {
+        XCTAssertEqual(try HairColor.parse("#6b3e26").srgb, Vec3(0x6b, 0x3e, 0x26) / 255)
+        XCTAssertEqual(try HairColor.parse("FFF").srgb, Vec3(1, 1, 1))
+        XCTAssertEqual(try HairColor.parse("Auburn").name, "auburn")
+        for preset in ["black", "dark-brown", "auburn", "blonde", "platinum", "red"] {
+            XCTAssertNoThrow(try HairColor.parse(preset), preset)
+        }
+        for bad in ["", "#12", "#1234567", "#zzzzzz", "purple-ish"] {
+            XCTAssertThrowsError(try HairColor.parse(bad)) { error in
+                guard case CoifError.malformedColor(let spec, _) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(spec, bad)
+            }
+        }
+    }
+
+    func testCompositeIsLinearOverAndLeavesUncoveredPixelsAlone() {
+        var photo = PixelImage(width: 2, height: 1, channels: 3)
+        photo.pixels = [200, 100, 50, 10, 20, 30]
+        var layer = HairLayer(width: 2, height: 1)
+        // Pixel 0: half-covered by linear 0.2 grey (premultiplied 0.1). Pixel 1: no hair.
+        layer.rgba = [0.1, 0.1, 0.1, 0.5, 0, 0, 0, 0]
+        let images = Compositor().composite(layer: layer, over: photo)
+        XCTAssertEqual(Array(images.composite.pixels[3...5]), [10, 20, 30])
+        let expected = (0..<3).map { c -> UInt8 in
+            let background = srgbToLinear(Float(photo.pixels[c]) / 255)
+            return UInt8((linearToSrgb(0.1 + 0.5 * background) * 255).rounded())
+        }
+        XCTAssertEqual(Array(images.composite.pixels[0...2]), expected)
+        XCTAssertEqual(images.matte.pixels, [128, 0])
+        XCTAssertEqual(images.hair.pixels[3], 128)
+    }
+}

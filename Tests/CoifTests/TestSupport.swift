@@ -1,0 +1,77 @@
+// Shared fixtures for the try-on tests: paths to real inputs, the coif binary, and one engine per
+// process (dlib's model, the EGL context and the shaders load once, as in production).
+import CoifCore
+import CoifPipeline
+import Foundation
+import Logging
+import XCTest
+
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Debian python3-skimage's astronaut.png (512×512, a frontal portrait in the public domain).
+    static let astronaut = "/usr/lib/python3/dist-packages/skimage/data/astronaut.png"
+
+    /// $COIF_TESTDATA, else ../shared/testdata beside the package.
+    static var testdata: URL {
+        if let env = ProcessInfo.processInfo.environment["COIF_TESTDATA"], !env.isEmpty {
+            return URL(fileURLWithPath: env)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testdata")
+    }
+
+    /// The `coif` executable that `swift build` put beside the test bundle.
+    static var coifBinary: String {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleDirectory.appendingPathComponent("coif"),
+                          packageRoot.appendingPathComponent(".build/debug/coif")] where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        return packageRoot.appendingPathComponent(".build/debug/coif").path
+    }
+
+    static func requireAstronaut() throws -> String {
+        guard FileManager.default.isReadableFile(atPath: astronaut) else {
+            print("skipping: \(astronaut) is missing (install Debian python3-skimage; `make test` does)")
+            throw XCTSkip("\(astronaut) missing")
+        }
+        return astronaut
+    }
+
+    /// One engine for the whole test process.
+    nonisolated(unsafe) static let engine: Result<TryOnEngine, Error> = Result {
+        try TryOnEngine(logger: Logger(label: "coif.tests"))
+    }
+
+    static func sharedEngine() throws -> TryOnEngine { try engine.get() }
+
+    /// A fresh empty directory under the system temporary directory.
+    static func temporaryDirectory(_ name: String = #function) throws -> String {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("coif-tests-\(safe)-\(getpid())")
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    /// Runs the coif executable; returns exit status, stdout and stderr.
+    static func runCoif(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: coifBinary)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Files in a directory (hidden ones too: a leftover temporary file must fail a test).
+    static func listing(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+    }
+}

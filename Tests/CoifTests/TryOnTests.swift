@@ -1,0 +1,166 @@
+// TryOnTests: the still try-on through the real pipeline (dlib, OpenCV, Assimp, EGL/GLES, libpng) on
+// astronaut.png: where the hair lands, what a recolor touches, byte-for-byte determinism, the golden.
+import CoifCore
+import CoifDiff
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+import XCTest
+
+final class TryOnTests: XCTestCase {
+    /// The demo's still, rendered once for the tests that only look at it.
+    nonisolated(unsafe) static var demo: TryOnResult?
+
+    func demoResult() throws -> TryOnResult {
+        if let demo = Self.demo { return demo }
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let result = try engine.render(analysis: analysis, style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+        Self.demo = result
+        return result
+    }
+
+    /// Mean matte (0…1) over a box, clipped to the image.
+    func meanMatte(_ matte: PixelImage, x0: Float, y0: Float, x1: Float, y1: Float) -> Float {
+        var sum = 0, count = 0
+        for y in max(Int(y0), 0)...min(Int(y1), matte.height - 1) {
+            for x in max(Int(x0), 0)...min(Int(x1), matte.width - 1) {
+                sum += Int(matte.pixels[y * matte.width + x])
+                count += 1
+            }
+        }
+        return count == 0 ? 0 : Float(sum) / Float(count * 255)
+    }
+
+    func testHairCoversForeheadAndTemplesButNotEyesNoseOrMouth() throws {
+        let result = try demoResult()
+        let matte = result.images.matte
+        let l = result.analysis.chosen.landmarks
+        XCTAssertEqual(l.count, 68)
+        let eyeDistance = l[45].x - l[36].x
+        let browTop = (17...26).map { l[$0].y }.min()!
+
+        // Forehead: a band above the brows, between the brows' outer ends. A fringe may leave a gap.
+        let forehead = meanMatte(matte, x0: l[17].x, y0: browTop - 0.7 * eyeDistance, x1: l[26].x, y1: browTop - 0.35 * eyeDistance)
+        XCTAssertGreaterThan(forehead, 0.5, "hair should cover most of the upper forehead")
+        // Temples: beside the outer brow ends, above the eye line.
+        let temple = 0.25 * eyeDistance
+        let leftTemple = meanMatte(matte, x0: l[0].x - temple, y0: browTop - temple, x1: l[0].x + temple * 0.5, y1: browTop + temple * 0.5)
+        let rightTemple = meanMatte(matte, x0: l[16].x - temple * 0.5, y0: browTop - temple, x1: l[16].x + temple, y1: browTop + temple * 0.5)
+        XCTAssertGreaterThan(leftTemple, 0.3, "hair should reach the temple on the image's left")
+        XCTAssertGreaterThan(rightTemple, 0.3, "hair should reach the temple on the image's right")
+        // Higher up: the top of the head, as far as it shows (how far depends on the head's pitch).
+        let top = meanMatte(matte, x0: l[19].x, y0: browTop - 0.95 * eyeDistance, x1: l[24].x, y1: browTop - 0.75 * eyeDistance)
+        XCTAssertGreaterThan(top, 0.5, "hair should cover the top of the head")
+
+        // Eyes, nose and mouth stay clear: no more than 5% coverage in a small window round each point.
+        let radius = max(0.04 * eyeDistance, 2)
+        for (name, range) in [("eye", 36...47), ("nose", 28...35), ("mouth", 48...67)] {
+            for i in range {
+                let coverage = meanMatte(matte, x0: l[i].x - radius, y0: l[i].y - radius, x1: l[i].x + radius, y1: l[i].y + radius)
+                XCTAssertLessThan(coverage, 0.05, "hair covers the \(name) at landmark \(i)")
+            }
+        }
+    }
+
+    func testChangingOnlyTheColourChangesOnlyHairPixels() throws {
+        let engine = try Fixtures.sharedEngine()
+        let base = try demoResult()
+        var timing = FrameTiming()
+        let other = try engine.render(analysis: base.analysis, style: nil, color: try HairColor.parse("platinum"), seed: 1, timing: &timing)
+        XCTAssertEqual(base.images.matte, other.images.matte, "the matte depends on the groom, not its colour")
+        let a = base.images.composite, b = other.images.composite, matte = base.images.matte
+        var changedInside = 0, hairPixels = 0
+        for p in 0..<(a.width * a.height) {
+            let same = a.pixels[p * 3] == b.pixels[p * 3] && a.pixels[p * 3 + 1] == b.pixels[p * 3 + 1] && a.pixels[p * 3 + 2] == b.pixels[p * 3 + 2]
+            if matte.pixels[p] == 0 {
+                XCTAssertTrue(same, "pixel \(p % a.width),\(p / a.width) outside the matte changed")
+                if !same { return }
+            } else {
+                hairPixels += 1
+                if !same { changedInside += 1 }
+            }
+        }
+        XCTAssertGreaterThan(hairPixels, 5_000)
+        XCTAssertGreaterThan(Double(changedInside) / Double(hairPixels), 0.9, "auburn → platinum should change nearly every hair pixel")
+    }
+
+    func testSameInputsGiveByteIdenticalPNGs() throws {
+        let engine = try Fixtures.sharedEngine()
+        let directory = try Fixtures.temporaryDirectory()
+        var request = TryOnRequest(photoPath: try Fixtures.requireAstronaut(), color: try HairColor.parse("#6b3e26"),
+                                   outputPath: directory + "/a.png")
+        request.layersDirectory = directory
+        try engine.run(request)
+        let firstHair = try Data(contentsOf: URL(fileURLWithPath: directory + "/hair.png"))
+        // Render something else in between, so no cached state can make the second run pass.
+        var other = request
+        other.outputPath = directory + "/other.png"
+        other.layersDirectory = nil
+        other.color = try HairColor.parse("blonde")
+        other.seed = 99
+        try engine.run(other)
+        request.outputPath = directory + "/b.png"
+        try engine.run(request)
+        let a = try Data(contentsOf: URL(fileURLWithPath: directory + "/a.png"))
+        let b = try Data(contentsOf: URL(fileURLWithPath: directory + "/b.png"))
+        XCTAssertEqual(a, b, "two renders with the same inputs must give the same PNG bytes")
+        XCTAssertEqual(firstHair, try Data(contentsOf: URL(fileURLWithPath: directory + "/hair.png")))
+        let changed = try Data(contentsOf: URL(fileURLWithPath: directory + "/other.png"))
+        XCTAssertNotEqual(a, changed)
+    }
+
+    func testSameInputsGiveByteIdenticalPNGsAcrossProcesses() throws {
+        let photo = try Fixtures.requireAstronaut()
+        let directory = try Fixtures.temporaryDirectory()
+        for name in ["one", "two"] {
+            let run = try Fixtures.runCoif(["render", photo, "--color", "blonde", "--seed", "7", "-o", "\(directory)/\(name).png"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let one = try Data(contentsOf: URL(fileURLWithPath: directory + "/one.png"))
+        let two = try Data(contentsOf: URL(fileURLWithPath: directory + "/two.png"))
+        XCTAssertEqual(one, two)
+    }
+
+    /// The demo render against its committed golden (Tests/Goldens/astronaut-default-auburn.png).
+    /// Tolerance: a pixel differs when a channel is off by more than 24/255, and at most 0.5% of pixels may
+    /// differ, with a mean error under 1/255. On one machine the bytes are identical (the tests above prove
+    /// it); the slack is for another Mesa/LLVM build, whose rasteriser may round strand edges differently —
+    /// a sub-pixel change that touches edge pixels only. A real regression is far larger: a colour change
+    /// moves ~9% of the pixels, a pose error of one degree ~3%, a different seed ~6%.
+    /// COIF_RECORD_GOLDENS=1 rewrites the golden (say why in the commit).
+    func testDemoRenderMatchesItsGolden() throws {
+        let result = try demoResult()
+        let golden = Fixtures.packageRoot.appendingPathComponent("Tests/Goldens/astronaut-default-auburn.png").path
+        if ProcessInfo.processInfo.environment["COIF_RECORD_GOLDENS"] == "1" {
+            try AtomicFile.write(try PNGFile.encode(result.images.composite, compression: .small), to: golden)
+            print("recorded \(golden)")
+        }
+        let reference = try PNGFile.read(path: golden, channels: 3)
+        let difference = try ImageDiff.compare(reference, result.images.composite, threshold: 24)
+        XCTAssertLessThanOrEqual(difference.differingFraction, 0.005,
+                                 "\(difference.differingPixels) pixels differ from the golden (max error \(difference.maxChannelError))")
+        XCTAssertLessThan(difference.meanAbsoluteError, 1.0)
+    }
+
+    func testTimingRecordsEveryStageAndTheContext() throws {
+        let engine = try Fixtures.sharedEngine()
+        let directory = try Fixtures.temporaryDirectory()
+        var request = TryOnRequest(photoPath: try Fixtures.requireAstronaut(), color: try HairColor.parse("black"),
+                                   outputPath: directory + "/t.png")
+        request.timingPath = directory + "/t.json"
+        let result = try engine.run(request)
+        for stage in Stage.allCases {
+            XCTAssertNotNil(result.timing[stage], "stage \(stage) not timed")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/t.json"))) as! [String: Any]
+        let stages = json["stagesMs"] as! [String: Double]
+        XCTAssertEqual(Set(stages.keys), Set(Stage.allCases.map(\.rawValue)))
+        XCTAssertEqual(json["imageWidth"] as? Int, 512)
+        XCTAssertEqual(json["strandCount"] as? Int, result.timing.strandCount)
+        XCTAssertGreaterThan(result.timing.segmentCount, 1000)
+        XCTAssertFalse((json["renderer"] as? String ?? "").isEmpty)
+    }
+}
