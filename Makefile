@@ -28,7 +28,7 @@ demo: build
 
 test: setup shaders
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 # Wall-clock benchmark of the still (cold, warm, colour-only re-render); figures for reports.
 bench: build

@@ -8,6 +8,8 @@
 precision highp float;
 precision highp int;
 
+#include "hair_shading.glsl"
+
 uniform highp sampler2D uPoints;
 uniform int uPointsPerStrand;
 uniform mat4 uHeadToView;
@@ -16,12 +18,57 @@ uniform vec2 uViewportPx;
 uniform float uRootWidthMm;
 uniform float uTipWidthMm;
 
-out vec3 vPositionView;   // GL view space, mm
-out vec3 vTangentView;    // unit, root -> tip
+// Recolor and shading parameters (one Swift value type: HairShading).
+uniform vec3 uAlbedoLinear;        // diffuse colour of the fibres, linear RGB
+uniform vec3 uPrimaryTint;         // R lobe colour, linear RGB
+uniform float uPrimaryShift;       // tangent shift of R (negative: toward the root)
+uniform float uSecondaryShift;     // tangent shift of TRT (positive: toward the tip)
+uniform float uPrimaryExponent;
+uniform float uSecondaryExponent;
+uniform float uSpecularStrength;
+uniform float uColorVariation;     // per-strand brightness spread, 0 .. 1
+uniform float uRootOcclusion;      // how dark roots are from the hair above them, 0 .. 1
+// Lights, GL view space.
+uniform vec3 uKeyDirection;
+uniform vec3 uKeyRadiance;
+uniform vec3 uFillDirection;
+uniform vec3 uFillRadiance;
+uniform vec3 uAmbientRadiance;
+
+out vec3 vRadiance;       // linear, shaded at this corner
 out float vAlongStrand;   // 0 at the root, 1 at the tip
-out float vAcross;        // -1 .. +1 across the ribbon
 out float vStrandRandom;  // [0, 1), fixed per strand
 out float vCoverage;      // real width / drawn width (<= 1 for sub-pixel strands)
+
+vec3 lightStrand(vec3 T, vec3 N, vec3 V, vec3 L, vec3 radiance, vec3 albedo) {
+    vec3 H = normalize(L + V);
+    float diffuse = kajiyaKayDiffuse(T, L);
+    // Wrap the diffuse toward the unlit side a little: light passes through a volume of fibres.
+    float facing = clamp(dot(N, L) * 0.5 + 0.5, 0.0, 1.0);
+    float primary = kajiyaKaySpecular(shiftedTangent(T, N, uPrimaryShift), H, uPrimaryExponent);
+    float secondary = kajiyaKaySpecular(shiftedTangent(T, N, uSecondaryShift), H, uSecondaryExponent);
+    vec3 r = uPrimaryTint * primary;
+    vec3 trt = albedo * secondary * 1.6;
+    return radiance * (albedo * diffuse * facing + uSpecularStrength * (r + trt) * facing);
+}
+
+// Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
+// light varies along them, not across them, and a software rasteriser spends 3x less time this way.
+vec3 shade(vec3 positionView, vec3 T, float across, float along, float strandRandom) {
+    vec3 V = normalize(-positionView);
+    vec3 facingNormal = V - T * dot(T, V);
+    facingNormal = dot(facingNormal, facingNormal) > 1e-8 ? normalize(facingNormal) : V;
+    vec3 B = cross(T, facingNormal);
+    // Bend the normal toward the ribbon's edge so its two sides shade like a cylinder's.
+    float a = across * 0.6;
+    vec3 N = normalize(facingNormal * sqrt(1.0 - a * a) + B * a);
+    vec3 albedo = uAlbedoLinear * (1.0 + uColorVariation * (strandRandom * 2.0 - 1.0));
+    float occlusion = mix(1.0 - uRootOcclusion, 1.0, smoothstep(0.0, 0.6, along));
+    vec3 radiance = lightStrand(T, N, V, uKeyDirection, uKeyRadiance, albedo)
+                  + lightStrand(T, N, V, uFillDirection, uFillRadiance, albedo)
+                  + uAmbientRadiance * albedo;
+    return radiance * occlusion;
+}
 
 vec4 pointRecord(int i) {
     return texelFetch(uPoints, ivec2(i % 2048, i / 2048), 0);
@@ -61,9 +108,7 @@ void main() {
 
     clip.xy += normalPx * side * drawnPx / uViewportPx * clip.w;
     gl_Position = clip;
-    vPositionView = positionView.xyz;
-    vTangentView = tangentView;
+    vRadiance = shade(positionView.xyz, tangentView, side, along, record.w);
     vAlongStrand = along;
-    vAcross = side;
     vStrandRandom = record.w;
 }

@@ -74,15 +74,18 @@ public final class TryOnEngine {
     private var shells: [String: ShellGeometry] = [:]
     private var layer = HairLayer()
 
-    /// Loads every model once: catalog, head, dlib, EGL context and shaders.
+    /// Loads every model once: catalog, head, dlib, EGL context and shaders. dlib's model (~1 s to read)
+    /// loads on a second thread while this one brings up the GPU and warms its shaders.
     public init(logger: Logger, predictorPath: String = FaceFinder.defaultPredictorPath) throws {
         self.logger = logger
+        let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath)) }
         catalog = try StyleCatalog.standard()
         head = try HeadModel.standard()
-        analyzer = PhotoAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: head)
+        try renderer.warmUp(occluder: occluder)
+        analyzer = PhotoAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: head.landmarks68)
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
     }
 
@@ -207,4 +210,11 @@ public final class TryOnEngine {
         grooms[entry.name] = groom
         return groom
     }
+}
+
+/// Carries the freshly loaded FaceFinder from its loading thread to the engine's; nothing else touches it
+/// until the hand-over, so the unchecked Sendable is sound.
+private struct FaceFinderBox: @unchecked Sendable {
+    let finder: FaceFinder
+    init(_ finder: FaceFinder) { self.finder = finder }
 }

@@ -206,6 +206,22 @@ public final class HairRenderer {
         }
     }
 
+    /// Draws and reads back one tiny frame with every program and state a real frame uses, so software
+    /// drivers (llvmpipe compiles shader variants at first draw) do that work at start-up rather than in
+    /// the first still. Leaves no state behind that a later frame could see: every frame clears first.
+    public func warmUp(occluder: OccluderGeometry) throws {
+        let camera = PinholeCamera(widthPx: 16, heightPx: 16, fx: 16, fy: 16, cx: 7.5, cy: 7.5)
+        let strand = StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 90, 60), Vec3(0, 60, 110), Vec3(0, 30, 120)])
+        let strands = upload(strands: strand, seed: 0)
+        let shell = upload(shellOf: occluder, triangles: [0, 1, 2])
+        let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 600))
+        try draw(camera: camera, headToCamera: frontal, occluder: occluder, shell: shell, strands: strands,
+                 widths: StrandWidths(rootMm: 1, tipMm: 1), shading: HairShading(color: HairColor(srgb: Vec3(0.5, 0.4, 0.3), name: "warm-up")),
+                 lighting: Lighting())
+        var layer = HairLayer()
+        try readBack(into: &layer)
+    }
+
     /// Blocks until the submitted frame is drawn (how the render stage is timed on drivers whose timer
     /// queries cannot be trusted, llvmpipe among them).
     public func finish() { context.finish() }

@@ -15,7 +15,7 @@ public struct HairShading: Sendable, Equatable {
     public var secondaryExponent: Float = 24
     public var specularStrength: Float
     /// Per-strand brightness spread, 0…1: real hair is never one flat colour.
-    public var colorVariation: Float = 0.22
+    public var colorVariation: Float = 0.3
     /// How much hair near the roots is shadowed by the hair above it, 0…1.
     public var rootOcclusion: Float = 0.55
     /// Fraction of the length over which tips thin out.
@@ -26,8 +26,8 @@ public struct HairShading: Sendable, Equatable {
         albedoLinear = albedo
         // Dark hair shows its surface highlight more; light hair's is swamped by its own bright diffuse.
         let luminance = 0.2126 * albedo.x + 0.7152 * albedo.y + 0.0722 * albedo.z
-        primaryTint = Vec3(repeating: 0.9) + albedo * 0.1
-        specularStrength = 0.22 - 0.12 * min(luminance * 2, 1)
+        primaryTint = Vec3(repeating: 0.75) + albedo * 0.25
+        specularStrength = 0.24 - 0.12 * min(luminance * 2, 1)
     }
 }
 

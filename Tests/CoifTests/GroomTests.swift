@@ -21,9 +21,7 @@ final class GroomTests: XCTestCase {
 
     /// The AFLW landmark JSON, or an XCTSkip that says why not.
     func aflwJSON() throws -> String {
-        let base = ProcessInfo.processInfo.environment["COIF_TESTDATA"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? "/work/shared/testdata"
-        let path = base + "/headpose_aflw2000_3d/DERIVED_pose_landmarks.json"
+        let path = Fixtures.testdata.appendingPathComponent("headpose_aflw2000_3d/DERIVED_pose_landmarks.json").path
         guard FileManager.default.fileExists(atPath: path) else {
             print("GroomTests: skipping, test data not found at \(path) (set COIF_TESTDATA)")
             throw XCTSkip("test data not found at \(path) (set COIF_TESTDATA)")

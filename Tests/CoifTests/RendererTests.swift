@@ -4,6 +4,7 @@
 import CoifAssets
 import CoifCore
 import CoifGPU
+import CoifPipeline
 import CoifRender
 import XCTest
 
@@ -45,7 +46,7 @@ final class RendererTests: XCTestCase {
         }
         XCTAssertThrowsError(try HairRenderer(context: context, shaderSource: missingInclude)) { error in
             guard case CoifError.shaderFailed(let file, let log) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(file, "strand.frag")
+            XCTAssertEqual(file, "strand.vert", "the first stage that includes it")
             XCTAssertTrue(log.contains("hair_shading.glsl"), log)
         }
     }
@@ -80,5 +81,23 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(Array(images.composite.pixels[0...2]), expected)
         XCTAssertEqual(images.matte.pixels, [128, 0])
         XCTAssertEqual(images.hair.pixels[3], 128)
+    }
+}
+
+final class LevelOfDetailTests: XCTestCase {
+    func testDetailGrowsWithTheFaceAndStaysWithinBudget() {
+        var previous = LevelOfDetail.choose(faceWidthPx: 40, guideCount: 450)
+        for width in stride(from: 60.0, through: 3000, by: 20) {
+            let lod = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450)
+            XCTAssertGreaterThanOrEqual(lod.segmentCount, previous.segmentCount, "detail shrank at \(width) px")
+            XCTAssertLessThanOrEqual(lod.segmentCount, LevelOfDetail.segmentBudget + lod.pointsPerStrand, "over budget at \(width) px")
+            XCTAssertGreaterThanOrEqual(lod.widthScale, 1, "strands never drawn thinner than the catalog says")
+            previous = lod
+        }
+        // A 200-px face does not pay for a 2,000-px one.
+        XCTAssertLessThan(LevelOfDetail.choose(faceWidthPx: 100, guideCount: 450).segmentCount,
+                          LevelOfDetail.choose(faceWidthPx: 1000, guideCount: 450).segmentCount / 2)
+        // Every guide is always drawn.
+        XCTAssertGreaterThanOrEqual(LevelOfDetail.choose(faceWidthPx: 20, guideCount: 900).strandCount, 900)
     }
 }

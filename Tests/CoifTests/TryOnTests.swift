@@ -125,11 +125,13 @@ final class TryOnTests: XCTestCase {
     }
 
     /// The demo render against its committed golden (Tests/Goldens/astronaut-default-auburn.png).
-    /// Tolerance: a pixel differs when a channel is off by more than 24/255, and at most 0.5% of pixels may
-    /// differ, with a mean error under 1/255. On one machine the bytes are identical (the tests above prove
-    /// it); the slack is for another Mesa/LLVM build, whose rasteriser may round strand edges differently —
-    /// a sub-pixel change that touches edge pixels only. A real regression is far larger: a colour change
-    /// moves ~9% of the pixels, a pose error of one degree ~3%, a different seed ~6%.
+    /// Tolerance: a pixel differs when a channel is off by more than 4/255; at most 0.5% of the pixels may
+    /// differ and the mean error must stay under 0.25/255. On one machine the bytes are identical (the
+    /// tests above prove it); the slack is for another Mesa/LLVM build, whose rasteriser may round strand
+    /// edges differently: large errors on a few edge pixels, which the 0.5% allows. Changes a user would
+    /// see fail it (measured against this golden): auburn → brown differs on 2.8% of the pixels (mean
+    /// 0.33), another seed on 2.4% (0.33), a 1° change of field of view on 0.9% (0.12), the switch to
+    /// per-vertex shading on 0.7% (0.07). A 1/255 change of the colour's blue passes (0%, mean 0.006).
     /// COIF_RECORD_GOLDENS=1 rewrites the golden (say why in the commit).
     func testDemoRenderMatchesItsGolden() throws {
         let result = try demoResult()
@@ -139,10 +141,10 @@ final class TryOnTests: XCTestCase {
             print("recorded \(golden)")
         }
         let reference = try PNGFile.read(path: golden, channels: 3)
-        let difference = try ImageDiff.compare(reference, result.images.composite, threshold: 24)
+        let difference = try ImageDiff.compare(reference, result.images.composite, threshold: 4)
         XCTAssertLessThanOrEqual(difference.differingFraction, 0.005,
                                  "\(difference.differingPixels) pixels differ from the golden (max error \(difference.maxChannelError))")
-        XCTAssertLessThan(difference.meanAbsoluteError, 1.0)
+        XCTAssertLessThan(difference.meanAbsoluteError, 0.25)
     }
 
     func testTimingRecordsEveryStageAndTheContext() throws {
