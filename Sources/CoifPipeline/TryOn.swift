@@ -156,16 +156,14 @@ public final class TryOnEngine {
                                    fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
         var result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
                                 detail: request.detail, timing: &timing)
-        var outputs: [(String, [UInt8])] = []
-        try timing.measure(.encode) {
-            outputs.append((request.outputPath, try PNGFile.encode(result.images.composite, compression: request.compression)))
-            if let directory = request.layersDirectory {
-                outputs.append((directory + "/hair.png", try PNGFile.encode(result.images.hair, compression: request.compression)))
-                outputs.append((directory + "/matte.png", try PNGFile.encode(result.images.matte, compression: request.compression)))
-            }
+        var images: [(path: String, image: PixelImage)] = [(request.outputPath, result.images.composite)]
+        if let directory = request.layersDirectory {
+            images += [(directory + "/hair.png", result.images.hair), (directory + "/matte.png", result.images.matte)]
         }
+        // The PNGs are independent: encode them on all cores. Nothing is written until all succeeded.
+        let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: request.compression) }
         try timing.measure(.write) {
-            for (path, bytes) in outputs { try AtomicFile.write(bytes, to: path) }
+            for (target, bytes) in zip(images, encoded) { try AtomicFile.write(bytes, to: target.path) }
         }
         timing.totalMs = monotonicMs() - start
         if let timingPath = request.timingPath {
