@@ -41,3 +41,11 @@ public struct PixelImage: Sendable, Equatable {
         return PixelImage(width: width, height: height, channels: 1, pixels: gray)
     }
 }
+
+extension String {
+    /// The text in a NUL-terminated C buffer (an error message a C API filled in).
+    public init(nulTerminated buffer: [CChar]) {
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}

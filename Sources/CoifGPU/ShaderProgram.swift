@@ -108,7 +108,7 @@ public final class ShaderProgram {
         guard length > 1 else { return "(no log)" }
         var buffer = [GLchar](repeating: 0, count: Int(length))
         if isProgram { glGetProgramInfoLog(object, length, nil, &buffer) } else { glGetShaderInfoLog(object, length, nil, &buffer) }
-        return String(cString: buffer).split(separator: "\n").joined(separator: "; ")
+        return String(nulTerminated: buffer).split(separator: "\n").joined(separator: "; ")
     }
 }
 

@@ -23,7 +23,7 @@ public struct Photo: Sendable {
         var decoded = cv_image()
         var message = [CChar](repeating: 0, count: 256)
         let status = cv_image_decode(path, &decoded, &message, message.count)
-        let reason = String(cString: message)
+        let reason = String(nulTerminated: message)
         switch status {
         case CV_DECODE_OK:
             defer { cv_image_free(&decoded) }
