@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "CoifPipeline",
             dependencies: [
-                "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender",
+                "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender", "CoifDiff",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

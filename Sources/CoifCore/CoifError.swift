@@ -10,6 +10,8 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAnImage(path: String, reason: String)
     /// A recognised image that is truncated or damaged.
     case corruptImage(path: String, reason: String)
+    /// Two images that must have the same size (a comparison, a mask) do not; `detail` gives both sizes.
+    case imageSizeMismatch(a: String, b: String, detail: String)
     /// The image decoded but holds no face the detector accepts.
     case noFace(path: String)
     /// `--face INDEX` asked for a face that is not there.
@@ -38,6 +40,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAnImage: return 11
         case .corruptImage: return 12
         case .noFace, .faceIndexOutOfRange: return 13
+        case .imageSizeMismatch: return 14
         case .unknownStyle: return 20
         case .malformedColor: return 21
         case .invalidOption: return 22
@@ -54,6 +57,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .inputMissing(let path): return "\(path): no such file or not readable"
         case .notAnImage(let path, let reason): return "\(path): not an image (\(reason))"
         case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
+        case .imageSizeMismatch(let a, let b, let detail): return "\(a) vs \(b): sizes differ (\(detail))"
         case .noFace(let path): return "\(path): no face found"
         case .faceIndexOutOfRange(let path, let index, let found):
             return "\(path): face index \(index) asked for, but \(found) face(s) found"

@@ -75,3 +75,121 @@ public enum PNGFile {
         }
     }
 }
+
+// MARK: - Reading at the file's own depth (for image comparison)
+
+/// The sample layout of a PNG as its header declares it.
+public struct PNGLayout: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// Gray or RGB.
+    public var hasColor: Bool
+    public var hasAlpha: Bool
+    /// 8 or 16: libpng's simplified API widens 1/2/4-bit and palette images to 8 bits.
+    public var bitDepth: Int
+
+    /// 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
+    public var channels: Int { (hasColor ? 3 : 1) + (hasAlpha ? 1 : 0) }
+}
+
+/// Decoded samples at 8 or 16 bits, interleaved, rows top to bottom, tightly packed.
+public enum PNGSamples: Sendable {
+    case eight([UInt8])
+    case sixteen([UInt16])
+}
+
+extension PNGFile {
+    /// A PNG whose header has been read and whose pixels have not: open two, pick one layout both can be
+    /// decoded to, then decode. Holds the file open until `decode` or deinit. Not thread-safe; distinct
+    /// instances may decode on distinct threads.
+    public final class OpenedFile: @unchecked Sendable {
+        public let path: String
+        public let layout: PNGLayout
+        private var png = png_image()
+        private var open = true
+
+        /// Reads the header: `inputMissing` (10), `notAnImage` (11), `corruptImage` (12).
+        public init(path: String) throws {
+            self.path = path
+            guard access(path, R_OK) == 0 else { throw CoifError.inputMissing(path: path) }
+            png.version = UInt32(PNG_IMAGE_VERSION)
+            guard png_image_begin_read_from_file(&png, path) != 0 else {
+                let reason = PNGFile.message(png)
+                png_image_free(&png)
+                if reason.contains("Not a PNG") || reason.contains("signature") {
+                    throw CoifError.notAnImage(path: path, reason: "not a PNG file")
+                }
+                throw CoifError.corruptImage(path: path, reason: reason)
+            }
+            let format = png.format
+            layout = PNGLayout(width: Int(png.width), height: Int(png.height),
+                               hasColor: format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0,
+                               hasAlpha: format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0,
+                               bitDepth: format & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0 ? 16 : 8)
+        }
+
+        deinit { if open { png_image_free(&png) } }
+
+        /// Decodes to `channels` (1–4) at `bitDepth`. Conversions are libpng's simplified API's:
+        /// - 16 → 16 (`PNG_FORMAT_FLAG_LINEAR`): a file without gAMA/sRGB/iCCP is taken as linear, so
+        ///   samples come back as stored; with alpha, colour comes back premultiplied by alpha.
+        /// - 16 → 8: the 16-bit samples are taken as sRGB-encoded (`PNG_IMAGE_FLAG_16BIT_sRGB`), so this
+        ///   is a plain depth reduction, not a gamma change.
+        /// - 8 → 8: as stored (gray→RGB copies the gray; an added alpha is opaque).
+        /// One call per instance. `corruptImage` (12) when the data is truncated or damaged.
+        public func decode(channels: Int, bitDepth: Int) throws -> PNGSamples {
+            precondition(open, "decode called twice")
+            precondition((1...4).contains(channels) && (bitDepth == 8 || bitDepth == 16))
+            defer { open = false }
+            png.format = PNGFile.format(channels: channels) | (bitDepth == 16 ? UInt32(PNG_FORMAT_FLAG_LINEAR) : 0)
+            if bitDepth == 8 { png.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB) }
+            let count = layout.width * layout.height * channels
+            var ok: Int32
+            let result: PNGSamples
+            if bitDepth == 16 {
+                var samples = [UInt16](repeating: 0, count: count)
+                ok = samples.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+                result = .sixteen(samples)
+            } else {
+                var samples = [UInt8](repeating: 0, count: count)
+                ok = samples.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+                result = .eight(samples)
+            }
+            guard ok != 0 else {
+                let reason = PNGFile.message(png)
+                png_image_free(&png)
+                throw CoifError.corruptImage(path: path, reason: reason)
+            }
+            return result
+        }
+    }
+
+    /// Encodes 16-bit samples (1–4 channels) as a 16-bit PNG through libpng's simplified writer, which
+    /// treats them as linear and writes a gAMA of 1.0; with alpha, colour must be premultiplied. Reading
+    /// the file back with `OpenedFile.decode(bitDepth: 16)` returns the same samples.
+    public static func encode16(samples: [UInt16], width: Int, height: Int, channels: Int) throws -> [UInt8] {
+        precondition(samples.count == width * height * channels && (1...4).contains(channels))
+        var png = png_image()
+        png.version = UInt32(PNG_IMAGE_VERSION)
+        png.width = UInt32(width)
+        png.height = UInt32(height)
+        png.format = format(channels: channels) | UInt32(PNG_FORMAT_FLAG_LINEAR)
+        var size: png_alloc_size_t = 0
+        let sized = samples.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, 0, nil) }
+        guard sized != 0, size > 0 else {
+            let reason = message(png)
+            png_image_free(&png)
+            throw CoifError.internalError("16-bit PNG encode failed: \(reason)")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let ok = bytes.withUnsafeMutableBytes { out in
+            samples.withUnsafeBytes { png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, 0, nil) }
+        }
+        guard ok != 0 else {
+            let reason = message(png)
+            png_image_free(&png)
+            throw CoifError.internalError("16-bit PNG encode failed: \(reason)")
+        }
+        return Array(bytes.prefix(Int(size)))
+    }
+}
