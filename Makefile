@@ -4,7 +4,7 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ASTRONAUT    := /usr/lib/python3/dist-packages/skimage/data/astronaut.png
 DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-dev libopencv-dev \
                 libdlib-dev libdlib-data libblas-dev liblapack-dev libpng-dev libjpeg-dev libexif-dev \
-                ffmpeg python3-skimage opencv-doc glslang-tools
+                ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data
 RELEASE_BIN  := .build/release/coif
 
 .PHONY: setup build demo test bench shaders meshes clean

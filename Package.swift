@@ -35,6 +35,8 @@ let package = Package(
             ],
             linkerSettings: [
                 .linkedLibrary("dlib"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_core"),
+                // objdetect: the profile-face fallback cascade; matio: AFLW2000-3D .mat files (coif eval pose).
+                .linkedLibrary("opencv_objdetect"), .linkedLibrary("matio"),
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
                 .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
             ]

@@ -16,6 +16,8 @@
 #include <dlib/image_transforms/interpolation.h>
 #include <dlib/serialize.h>
 
+#include <fstream>
+
 namespace coif_vision {
 
 // A read-only view of caller-owned 8-bit gray pixels, rows `stride` bytes apart, that satisfies dlib's
@@ -40,6 +42,9 @@ template <> struct image_traits<coif_vision::GrayView> { typedef unsigned char p
 struct cv_face_model {
     dlib::frontal_face_detector detector;
     dlib::shape_predictor predictor;
+    // The predictor's initial (mean) shape, x0,y0,x1,y1…, in box-normalised coordinates ((0,0) = the box's
+    // top-left, (1,1) its bottom-right): the first thing dlib serialises after the format version.
+    std::vector<float> mean_shape;
 };
 
 namespace {
@@ -69,6 +74,14 @@ extern "C" cv_face_model *cv_face_model_load(const char *predictor_path, char *m
             delete model;
             set_message(message, message_len, "shape predictor does not have 68 parts");
             return nullptr;
+        }
+        {  // Only the head of the file: format version, then the initial shape (136 floats).
+            std::ifstream in(predictor_path, std::ios::binary);
+            int version = 0;
+            dlib::matrix<float, 0, 1> initial;
+            dlib::deserialize(version, in);
+            dlib::deserialize(initial, in);
+            if (initial.size() == 136) model->mean_shape.assign(initial.begin(), initial.end());
         }
         return model;
     } catch (const std::exception &e) {
@@ -141,4 +154,49 @@ extern "C" int32_t cv_landmarks68(cv_face_model *model, const uint8_t *gray, int
     } catch (...) {
         return -1;
     }
+}
+
+namespace {
+
+// Scale s and translation (tx, ty) minimising Σ |s·m_i + t − p_i|² (no rotation: dlib boxes are upright).
+bool fit_scale_translation(const std::vector<float> &mean, const float *points, double &s, double &tx, double &ty) {
+    double mx = 0, my = 0, px = 0, py = 0;
+    for (int i = 0; i < 68; ++i) {
+        mx += mean[2 * i], my += mean[2 * i + 1], px += points[2 * i], py += points[2 * i + 1];
+    }
+    mx /= 68, my /= 68, px /= 68, py /= 68;
+    double num = 0, den = 0;
+    for (int i = 0; i < 68; ++i) {
+        const double ax = mean[2 * i] - mx, ay = mean[2 * i + 1] - my;
+        num += ax * (points[2 * i] - px) + ay * (points[2 * i + 1] - py);
+        den += ax * ax + ay * ay;
+    }
+    if (!(den > 0) || !(num > 0)) return false;
+    s = num / den;
+    tx = px - s * mx;
+    ty = py - s * my;
+    return true;
+}
+
+}  // namespace
+
+extern "C" int32_t cv_landmarks68_refined(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
+                                          int32_t stride, cv_face_box box, int32_t refits, float *out_xy) {
+    if (cv_landmarks68(model, gray, width, height, stride, box, out_xy) != 68) return -1;
+    if (refits <= 0 || model->mean_shape.size() != 136) return 68;
+    std::vector<double> sum(out_xy, out_xy + 136);
+    std::vector<float> current(out_xy, out_xy + 136), next(136);
+    int fits = 1;
+    for (int32_t k = 0; k < refits; ++k) {
+        double s, tx, ty;
+        if (!fit_scale_translation(model->mean_shape, current.data(), s, tx, ty)) break;
+        // unnormalizing_tform maps (0,0) to the box's top-left and (1,1) to its bottom-right pixel index.
+        const cv_face_box refit{float(tx), float(ty), float(tx + s + 1), float(ty + s + 1), box.score};
+        if (cv_landmarks68(model, gray, width, height, stride, refit, next.data()) != 68) break;
+        for (int i = 0; i < 136; ++i) sum[size_t(i)] += next[size_t(i)];
+        current = next;
+        ++fits;
+    }
+    for (int i = 0; i < 136; ++i) out_xy[i] = float(sum[size_t(i)] / fits);
+    return 68;
 }

@@ -9,9 +9,13 @@ public final class DataTexture {
     public static let rowLength = 2048
     public let handle: GLuint
     public let recordCount: Int
+    /// The owning context: kept alive while this texture is, and made current to delete it.
+    private let context: GPUContext
 
-    public init(records: UnsafeBufferPointer<Float>) {
+    public init(context: GPUContext, records: UnsafeBufferPointer<Float>) {
         precondition(records.count % 4 == 0)
+        self.context = context
+        context.ensureCurrent()
         recordCount = records.count / 4
         let rows = max(1, (recordCount + Self.rowLength - 1) / Self.rowLength)
         var texture: GLuint = 0
@@ -37,6 +41,7 @@ public final class DataTexture {
     }
 
     deinit {
+        context.ensureCurrent()
         var texture = handle
         glDeleteTextures(1, &texture)
     }
@@ -52,11 +57,14 @@ public final class TriangleMesh {
     public let vertexArray: GLuint
     private var buffers: [GLuint] = [0, 0]
     public let indexCount: Int32
+    private let context: GPUContext
 
     /// - Parameters:
     ///   - interleaved: x, y, z, nx, ny, nz per vertex.
     ///   - indices: triangle list.
-    public init(interleaved: [Float], indices: [UInt32]) {
+    public init(context: GPUContext, interleaved: [Float], indices: [UInt32]) {
+        self.context = context
+        context.ensureCurrent()
         var vao: GLuint = 0
         glGenVertexArrays(1, &vao)
         vertexArray = vao
@@ -76,6 +84,7 @@ public final class TriangleMesh {
     }
 
     deinit {
+        context.ensureCurrent()
         glDeleteBuffers(2, &buffers)
         var vao = vertexArray
         glDeleteVertexArrays(1, &vao)
@@ -94,8 +103,11 @@ public final class IndexedDraw {
     public let vertexArray: GLuint
     private var buffer: GLuint = 0
     public let indexCount: Int32
+    private let context: GPUContext
 
-    public init(indices: [UInt32]) {
+    public init(context: GPUContext, indices: [UInt32]) {
+        self.context = context
+        context.ensureCurrent()
         var vao: GLuint = 0
         glGenVertexArrays(1, &vao)
         vertexArray = vao
@@ -108,6 +120,7 @@ public final class IndexedDraw {
     }
 
     deinit {
+        context.ensureCurrent()
         glDeleteBuffers(1, &buffer)
         var vao = vertexArray
         glDeleteVertexArrays(1, &vao)

@@ -73,10 +73,11 @@ public final class GPUContext {
         extensions = names
     }
 
+    /// Destroys this context only. The display is left initialised: EGL hands every caller the same
+    /// display for a platform, and eglTerminate would kill the other contexts of the process with it.
     deinit {
-        eglMakeCurrent(display, nil, nil, nil)
+        if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, nil) }
         eglDestroyContext(display, context)
-        eglTerminate(display)
     }
 
     public func hasExtension(_ name: String) -> Bool { extensions.contains(name) }
@@ -87,6 +88,14 @@ public final class GPUContext {
         guard eglMakeCurrent(display, nil, nil, context) == EGLBoolean(EGL_TRUE) else {
             throw CoifError.gpuUnavailable(reason: "eglMakeCurrent failed: \(eglErrorName())")
         }
+    }
+
+    /// Makes this context current if it is not; for GL resources' set-up and clean-up, which must reach
+    /// the context that owns them (a GL name means nothing in another context). A failure here shows up
+    /// as a GL error at the next checked call.
+    @discardableResult
+    public func ensureCurrent() -> Bool {
+        eglGetCurrentContext() == context || eglMakeCurrent(display, nil, nil, context) == EGLBoolean(EGL_TRUE)
     }
 
     /// Blocks until the GPU has finished all submitted work: how stages are timed where timer queries lie.

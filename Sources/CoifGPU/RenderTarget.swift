@@ -14,9 +14,17 @@ public final class RenderTarget {
     private var resolveFramebuffer: GLuint = 0
     private var resolveColor: GLuint = 0
 
-    public init(samples: Int32) { self.samples = samples }
+    private let context: GPUContext
 
-    deinit { release() }
+    public init(context: GPUContext, samples: Int32) {
+        self.context = context
+        self.samples = samples
+    }
+
+    deinit {
+        context.ensureCurrent()
+        release()
+    }
 
     /// Makes sure the target is `width`×`height`, then binds the multisampled framebuffer for drawing.
     public func bindForDrawing(width: Int, height: Int) throws {

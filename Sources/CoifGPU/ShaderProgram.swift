@@ -7,14 +7,17 @@ import CoifCore
 public final class ShaderProgram {
     public let handle: GLuint
     public let name: String
+    private let context: GPUContext
     private var uniformLocations: [String: GLint] = [:]
 
     /// - Parameters:
     ///   - vertexFile, fragmentFile: names passed to `source` ("strand.vert").
     ///   - defines: lines such as "STRAND_SAMPLE_MASK 1", each becoming `#define …`.
     ///   - source: returns a file's text, or nil when there is no such file.
-    public init(vertexFile: String, fragmentFile: String, defines: [String] = [],
+    public init(context: GPUContext, vertexFile: String, fragmentFile: String, defines: [String] = [],
                 source: (String) -> String?) throws {
+        self.context = context
+        context.ensureCurrent()
         name = "\(vertexFile) + \(fragmentFile)"
         let vertex = try Self.compile(file: vertexFile, stage: GLenum(GL_VERTEX_SHADER), defines: defines, source: source)
         defer { glDeleteShader(vertex) }
@@ -34,7 +37,10 @@ public final class ShaderProgram {
         handle = program
     }
 
-    deinit { glDeleteProgram(handle) }
+    deinit {
+        context.ensureCurrent()
+        glDeleteProgram(handle)
+    }
 
     public func use() { glUseProgram(handle) }
 

@@ -21,6 +21,10 @@ public final class PhotoAnalyzer {
     /// The 68 reference points on Coif's head mesh (head space, mm): the pose maps these onto the photo.
     public let headLandmarks: [Vec3]
 
+    /// Extra landmark fits from re-centred boxes, averaged (see `FaceFinder.landmarks(gray:box:refits:)`).
+    /// 0 for renders, so the committed goldens stay byte-identical; `coif eval` uses 2 (see Evaluator).
+    public var landmarkRefits = 0
+
     public init(faceFinder: FaceFinder, headLandmarks: [Vec3]) {
         self.faceFinder = faceFinder
         self.headLandmarks = headLandmarks
@@ -43,7 +47,7 @@ public final class PhotoAnalyzer {
             }
             box = ordered[i]
         }
-        let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box) }
+        let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
         let face = Face(box: box, landmarks: landmarks)
         let image = photo.image
         let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
@@ -63,7 +67,7 @@ public final class PhotoAnalyzer {
         guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
         let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
         let fits = try boxes.map { box -> FaceFit in
-            let landmarks = faceFinder.landmarks(gray: gray, box: box)
+            let landmarks = faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
             let pose = try solvePose(landmarks: landmarks, intrinsics: intrinsics)
             return FaceFit(box: box, landmarks: landmarks, pose: pose)
         }
@@ -75,13 +79,13 @@ public final class PhotoAnalyzer {
     /// the shared AFLW2000-3D sample this subset roughly halves the pitch error of using all 68.
     public static let rigidLandmarks: [Int] = Array(27...47) + [8]
 
-    func solvePose(landmarks: [Vec2], intrinsics: CameraIntrinsics) throws -> HeadPose {
+    public func solvePose(landmarks: [Vec2], intrinsics: CameraIntrinsics) throws -> HeadPose {
         try HeadPose.solve(imagePoints: Self.rigidLandmarks.map { landmarks[$0] },
                            modelPoints: Self.rigidLandmarks.map { headLandmarks[$0] }, intrinsics: intrinsics)
     }
 
     /// --fov-degrees if given, else EXIF's 35 mm focal length, else the documented default.
-    func intrinsicsFor(photo: Photo, fieldOfViewDegrees: Double?) -> CameraIntrinsics {
+    public func intrinsicsFor(photo: Photo, fieldOfViewDegrees: Double?) -> CameraIntrinsics {
         let image = photo.image
         if let fov = fieldOfViewDegrees {
             return .fieldOfView(horizontalDegrees: fov, width: image.width, height: image.height)
@@ -92,11 +96,16 @@ public final class PhotoAnalyzer {
     }
 
     /// dlib's HOG at the photo's own scale first (~20 ms at 512²); only when that finds nothing, once more
-    /// on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px.
-    private func detectFaces(gray: PixelImage) -> [FaceBox] {
+    /// on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px; only when that finds
+    /// nothing either, OpenCV's profile cascade on the image and its mirror (faces turned past ~50°).
+    public func detectFaces(gray: PixelImage) -> [FaceBox] {
         let found = faceFinder.detect(gray: gray, upsample: 0)
-        if !found.isEmpty || min(gray.width, gray.height) >= 1200 { return found }
-        return faceFinder.detect(gray: gray, upsample: 1)
+        if !found.isEmpty { return found }
+        if min(gray.width, gray.height) < 1200 {
+            let upsampled = faceFinder.detect(gray: gray, upsample: 1)
+            if !upsampled.isEmpty { return upsampled }
+        }
+        return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
     }
 }
 

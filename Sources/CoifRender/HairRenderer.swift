@@ -11,21 +11,21 @@ public final class OccluderGeometry {
     let mesh: TriangleMesh
     /// Positions and outward normals, kept to build groom under-layers from the same vertices.
     let interleaved: [Float]
-    init(head: HeadModel) {
+    init(context: GPUContext, head: HeadModel) {
         let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
         var interleaved = [Float]()
         interleaved.reserveCapacity(head.vertices.count * 6)
         for (p, n) in zip(head.vertices, normals) { interleaved += [p.x, p.y, p.z, n.x, n.y, n.z] }
         self.interleaved = interleaved
-        mesh = TriangleMesh(interleaved: interleaved, indices: head.indices)
+        mesh = TriangleMesh(context: context, interleaved: interleaved, indices: head.indices)
     }
 }
 
 /// A groom's under-layer on the GPU: the scalp triangles its roots cover (see Groom.coveredScalpTriangles).
 public final class ShellGeometry {
     let mesh: TriangleMesh
-    init(occluder: OccluderGeometry, triangles: [UInt32]) {
-        mesh = TriangleMesh(interleaved: occluder.interleaved, indices: triangles)
+    init(context: GPUContext, occluder: OccluderGeometry, triangles: [UInt32]) {
+        mesh = TriangleMesh(context: context, interleaved: occluder.interleaved, indices: triangles)
     }
 }
 
@@ -39,7 +39,7 @@ public final class StrandGeometry {
     public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
 
     /// - Parameter seed: gives each strand its random number (brightness variation, dither).
-    init(strands: StrandSet, seed: UInt64) {
+    init(context: GPUContext, strands: StrandSet, seed: UInt64) {
         pointsPerStrand = strands.pointsPerStrand
         strandCount = strands.strandCount
         var records = [Float](repeating: 0, count: strands.positions.count * 4)
@@ -55,7 +55,7 @@ public final class StrandGeometry {
                 records[i * 4 + 3] = value
             }
         }
-        points = records.withUnsafeBufferPointer { DataTexture(records: $0) }
+        points = records.withUnsafeBufferPointer { DataTexture(context: context, records: $0) }
         // Two corners per point (2i left, 2i+1 right); two triangles per segment.
         var indices = [UInt32]()
         indices.reserveCapacity(strandCount * (pointsPerStrand - 1) * 6)
@@ -65,7 +65,7 @@ public final class StrandGeometry {
                 indices += [a, a + 1, a + 2, a + 2, a + 1, a + 3]
             }
         }
-        ribbons = IndexedDraw(indices: indices)
+        ribbons = IndexedDraw(context: context, indices: indices)
     }
 }
 
@@ -119,19 +119,19 @@ public final class HairRenderer {
         samples = min(4, max(1, context.maxSamples))
         // gl_SampleMask is core in GLSL ES 3.20; on older contexts coverage falls back to whole pixels.
         let sampleMask = context.version.contains("OpenGL ES 3.2")
-        occluderProgram = try ShaderProgram(vertexFile: "occluder.vert", fragmentFile: "occluder.frag", source: shaderSource)
-        strandProgram = try ShaderProgram(vertexFile: "strand.vert", fragmentFile: "strand.frag",
+        occluderProgram = try ShaderProgram(context: context, vertexFile: "occluder.vert", fragmentFile: "occluder.frag", source: shaderSource)
+        strandProgram = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
                                           defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
-        shellProgram = try ShaderProgram(vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
-        target = RenderTarget(samples: samples)
+        shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
+        target = RenderTarget(context: context, samples: samples)
     }
 
-    public func upload(head: HeadModel) -> OccluderGeometry { OccluderGeometry(head: head) }
+    public func upload(head: HeadModel) -> OccluderGeometry { OccluderGeometry(context: context, head: head) }
 
-    public func upload(strands: StrandSet, seed: UInt64) -> StrandGeometry { StrandGeometry(strands: strands, seed: seed) }
+    public func upload(strands: StrandSet, seed: UInt64) -> StrandGeometry { StrandGeometry(context: context, strands: strands, seed: seed) }
 
     public func upload(shellOf occluder: OccluderGeometry, triangles: [UInt32]) -> ShellGeometry {
-        ShellGeometry(occluder: occluder, triangles: triangles)
+        ShellGeometry(context: context, occluder: occluder, triangles: triangles)
     }
 
     /// Submits one frame of hair: occluder depth, then strands. Call `readBack(into:)` for the pixels.

@@ -97,6 +97,40 @@ public final class FaceFinder {
         return (0..<68).map { Vec2(xy[2 * $0], xy[2 * $0 + 1]) }
     }
 
+    /// The 68 landmarks fitted `refits` more times, each from the box dlib's mean shape fits best to the
+    /// previous fit, averaged (sub-pixel). A detector box that sits off the face (profile cascade, a
+    /// small or tilted face) costs dlib accuracy; the refit boxes sit where dlib was trained to expect.
+    public func landmarks(gray: PixelImage, box: FaceBox, refits: Int) -> [Vec2] {
+        precondition(gray.channels == 1, "landmarks(gray:box:refits:) takes a 1-channel image")
+        var xy = [Float](repeating: 0, count: 136)
+        let cBox = cv_face_box(left: box.left, top: box.top, right: box.right, bottom: box.bottom, score: box.score)
+        let n = gray.pixels.withUnsafeBufferPointer { pixels in
+            cv_landmarks68_refined(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width),
+                                   cBox, Int32(max(0, refits)), &xy)
+        }
+        guard n == 68 else { return [] }
+        return (0..<68).map { Vec2(xy[2 * $0], xy[2 * $0 + 1]) }
+    }
+
+    /// Debian opencv-data's Haar profile cascade.
+    public static let profileCascadePath = "/usr/share/opencv4/haarcascades/haarcascade_profileface.xml"
+
+    /// The fallback for faces turned past dlib's frontal detector (~50° of yaw): OpenCV's profile cascade
+    /// on the image and its mirror, boxes in dlib's convention, score 0. Empty when the cascade file is
+    /// missing (Debian opencv-data not installed) or nothing is found.
+    public func detectProfiles(gray: PixelImage, minSizePx: Int = 40, cascadePath: String = FaceFinder.profileCascadePath) -> [FaceBox] {
+        precondition(gray.channels == 1, "detectProfiles(gray:) takes a 1-channel image")
+        var boxes = [cv_face_box](repeating: cv_face_box(), count: 16)
+        let found = gray.pixels.withUnsafeBufferPointer { pixels in
+            cv_detect_profile_faces(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width),
+                                    cascadePath, Int32(minSizePx), &boxes, Int32(boxes.count))
+        }
+        guard found > 0 else { return [] }
+        return boxes.prefix(Int(min(found, Int32(boxes.count)))).map {
+            FaceBox(left: $0.left, top: $0.top, right: $0.right, bottom: $0.bottom, score: $0.score)
+        }
+    }
+
     /// Detect (no upsampling first; if nothing is found and the image's short side < 1200 px, again with
     /// one upsample), then landmarks for each; sorted by box area, largest first.
     /// Accepts a gray, gray+alpha, RGB or RGBA `PixelImage` (alpha is ignored).

