@@ -47,7 +47,9 @@ let package = Package(
         .target(name: "CoifAssets", plugins: [.plugin(name: "EmbedAssets")]),
         .target(name: "CoifMedia", dependencies: ["CoifCore", "CPNG", "CVision"]),
         .target(name: "CoifVision", dependencies: ["CoifCore", "CVision"]),
-        .target(name: "CoifGroom", dependencies: ["CoifCore", "CAssimp"]),
+        // Optimised even in debug builds: the generator and the distance field are SIMD-heavy math that
+        // runs ~20x slower unoptimised, which would dominate `swift test`.
+        .target(name: "CoifGroom", dependencies: ["CoifCore", "CAssimp"], swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "CoifGPU", dependencies: ["CoifCore", "CEGL"]),
         .target(name: "CoifRender", dependencies: ["CoifCore", "CoifGPU", "CoifGroom"]),
         .target(name: "CoifDiff", dependencies: ["CoifCore", "CoifMedia"]),

@@ -23,6 +23,8 @@ public struct ChildInterpolation: Sendable {
     public var marginMm: Float = 1.0
     /// Children stay this far above the brows (and outside the eye corners) in front of the face.
     public var faceClearanceMm: Float = 8
+    /// Children root no farther than this from some guide root (mm): partial grooms stay partial.
+    public var maxGuideDistanceMm: Float = 25
 
     public init(childCount: Int, pointsPerStrand: Int, seed: UInt64 = 1, clump: Float = 0.3, noiseMm: Float = 1.5) {
         self.childCount = childCount
@@ -100,21 +102,36 @@ public struct ChildInterpolation: Sendable {
         let shape = shape.pointee
         // Root: area-weighted triangle, uniform barycentric; trimmed to the smooth hairline (a few tries).
         var root = Vec3.zero
-        for attempt in 0..<6 {
-            let x = rng.unitFloat() * totalArea
-            var lo = 0, hi = triCount - 1
-            while lo < hi { let m = (lo + hi) >> 1; if cdf[m] < x { lo = m + 1 } else { hi = m } }
-            var u = rng.unitFloat(), v = rng.unitFloat()
-            if u + v > 1 { u = 1 - u; v = 1 - v }
-            let a = vertices[Int(t[3 * lo])], b = vertices[Int(t[3 * lo + 1])], c = vertices[Int(t[3 * lo + 2])]
-            root = a + (b - a) * u + (c - a) * v
-            if shape.isScalp(root) || attempt == 5 { break }
+        var near = (0, 0, 0, Float(1), Float(0), Float(0))
+        // Roots farther than `maxGuideDistanceMm` from every guide root (outside a partial groom such as a
+        // mohawk's strip) are drawn again; a full-scalp groom accepts the first draw, as before.
+        for retry in 0..<12 {
+            for attempt in 0..<6 {
+                let x = rng.unitFloat() * totalArea
+                var lo = 0, hi = triCount - 1
+                while lo < hi { let m = (lo + hi) >> 1; if cdf[m] < x { lo = m + 1 } else { hi = m } }
+                var u = rng.unitFloat(), v = rng.unitFloat()
+                if u + v > 1 { u = 1 - u; v = 1 - v }
+                let a = vertices[Int(t[3 * lo])], b = vertices[Int(t[3 * lo + 1])], c = vertices[Int(t[3 * lo + 2])]
+                root = a + (b - a) * u + (c - a) * v
+                if shape.isScalp(root) || attempt == 5 { break }
+            }
+            // The chord of a triangle lies slightly inside the curved surface: lift the root onto it.
+            let d0 = shape.signedDistance(root)
+            if d0 < 0.3 { root += shape.surfaceNormal(root) * (0.3 - d0) }
+            near = grid.nearest3(root, guides: g, pointsPerStrand: p)
+            let offset = root - g[near.0 * p]
+            if dot(offset, offset) <= maxGuideDistanceMm * maxGuideDistanceMm { break }
+            if retry == 11 {
+                // Give up drawing: put the root between the nearest guide root and the draw. That point is
+                // on a chord, inside the curved scalp, so lift it back onto the surface.
+                root = g[near.0 * p] + offset * (maxGuideDistanceMm * 0.5 / length(offset))
+                root = shape.pushOutside(root, margin: 0.3)
+                near = grid.nearest3(root, guides: g, pointsPerStrand: p)
+            }
         }
-        // The chord of a triangle lies slightly inside the curved surface: lift the root onto it.
-        let d0 = shape.signedDistance(root)
-        if d0 < 0.3 { root += shape.surfaceNormal(root) * (0.3 - d0) }
 
-        let (i0, i1, i2, w0, w1, w2) = grid.nearest3(root, guides: g, pointsPerStrand: p)
+        let (i0, i1, i2, w0, w1, w2) = near
         let b0 = g + i0 * p, b1 = g + i1 * p, b2 = g + i2 * p
         let na = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
         let nb = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
@@ -131,7 +148,7 @@ public struct ChildInterpolation: Sendable {
             q = StyleGenerator.keepOffFace(q, shape: shape, clearance: faceClearanceMm)
             var d = shape.signedDistance(q)
             var tries = 0
-            while d < marginMm && tries < 8 {
+            while d < marginMm && tries < 32 {
                 q += shape.surfaceNormal(q) * (marginMm - d + 0.01)
                 d = shape.signedDistance(q)
                 tries += 1

@@ -106,10 +106,32 @@ public struct StyleEntry: Sendable, Codable, Equatable {
     public var file: String
     public var description: String
     public var tags: [String]
+    /// "short", "medium" or "long" (nil in catalogs written before these fields).
+    public var length: String?
+    /// "straight", "wavy", "curly", "coily", "textured", "spiked".
+    public var texture: String?
+    /// Face shapes the cut suits: oval, round, square, heart, long, diamond.
+    public var faceShapes: [String]?
     public var guides: Int
     public var pointsPerGuide: Int
     public var rootWidthMm: Float
     public var tipWidthMm: Float
+
+    public init(name: String, file: String, description: String, tags: [String], length: String? = nil,
+                texture: String? = nil, faceShapes: [String]? = nil, guides: Int, pointsPerGuide: Int,
+                rootWidthMm: Float, tipWidthMm: Float) {
+        self.name = name
+        self.file = file
+        self.description = description
+        self.tags = tags
+        self.length = length
+        self.texture = texture
+        self.faceShapes = faceShapes
+        self.guides = guides
+        self.pointsPerGuide = pointsPerGuide
+        self.rootWidthMm = rootWidthMm
+        self.tipWidthMm = tipWidthMm
+    }
 }
 
 /// Meshes/catalog.json: the built-in styles and which one is the default.
@@ -167,7 +189,9 @@ public struct Groom: Sendable {
             current.reserveCapacity(64)
             func flush() {
                 if current.count >= 2 {
-                    positions += StyleGenerator.resample(current, count: pointsPerStrand)
+                    // A strand that already has the catalog's point count is taken as written: resampling
+                    // by arc length would cut the corners of tight curls into the head.
+                    positions += current.count == pointsPerStrand ? current : StyleGenerator.resample(current, count: pointsPerStrand)
                     strandCount += 1
                 }
                 current.removeAll(keepingCapacity: true)

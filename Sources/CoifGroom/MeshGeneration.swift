@@ -29,19 +29,39 @@ public enum MeshGeneration {
         var files: [(String, String)] = [("head.obj", head.objText), ("head-landmarks68.json", head.landmarksJSON)]
         var catalog = "{\n  \"default\": \"bob\",\n  \"styles\": [\n"
         let styles = StyleParameters.builtIn(shape: head.shape)
+        // Styles are independent (each draws from its own seeded streams): grow them on all cores.
+        let objs = generateStyles(styles, head: head)
         for (i, params) in styles.enumerated() {
-            let style = StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape)
+            let (text, guides, points) = objs[i]
             let file = "styles/\(params.name).obj"
-            files.append((file, StyleGenerator.objText(style)))
-            let tags = params.tags.map { "\"\($0)\"" }.joined(separator: ", ")
-            catalog += "    {\"name\": \"\(params.name)\", \"file\": \"\(file)\", \"description\": \"\(params.description)\", "
-            catalog += "\"tags\": [\(tags)], \"guides\": \(style.guides.count), \"pointsPerGuide\": \(style.pointsPerGuide), "
-            catalog += "\"rootWidthMm\": \(fixed(params.rootWidthMm)), \"tipWidthMm\": \(fixed(params.tipWidthMm))}"
+            files.append((file, text))
+            catalog += "    " + catalogLine(params, file: file, guides: guides, pointsPerGuide: points)
             catalog += i == styles.count - 1 ? "\n" : ",\n"
         }
         catalog += "  ]\n}\n"
         files.append(("catalog.json", catalog))
         return files
+    }
+
+    /// Grows `styles` in parallel; per style: (OBJ text, guide count, points per guide), in input order.
+    static func generateStyles(_ styles: [StyleParameters], head: GeneratedHead) -> [(String, Int, Int)] {
+        let results = ResultSlots<(String, Int, Int)>(count: styles.count)
+        let mesh = head.mesh, shape = head.shape
+        DispatchQueue.concurrentPerform(iterations: styles.count) { i in
+            let style = StyleGenerator.generate(styles[i], mesh: mesh, shape: shape)
+            results.set(i, (StyleGenerator.objText(style), style.guides.count, style.pointsPerGuide))
+        }
+        return results.values
+    }
+
+    /// One catalog entry as a JSON object on one line (fixed key order, fixed decimals).
+    static func catalogLine(_ params: StyleParameters, file: String, guides: Int, pointsPerGuide: Int) -> String {
+        func list(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
+        var line = "{\"name\": \"\(params.name)\", \"file\": \"\(file)\", \"description\": \"\(params.description)\", "
+        line += "\"tags\": \(list(params.tags)), \"length\": \"\(params.lengthClass)\", \"texture\": \"\(params.texture)\", "
+        line += "\"faceShapes\": \(list(params.faceShapes)), \"guides\": \(guides), \"pointsPerGuide\": \(pointsPerGuide), "
+        line += "\"rootWidthMm\": \(fixed(params.rootWidthMm)), \"tipWidthMm\": \(fixed(params.tipWidthMm))}"
+        return line
     }
 
     static func writeAtomically(_ text: String, to path: String) throws {
@@ -62,4 +82,13 @@ public enum MeshGeneration {
             throw CoifError.outputNotWritable(path: path, reason: "\(error)")
         }
     }
+}
+
+/// Write-once slots filled from `concurrentPerform` workers (each index written by exactly one worker).
+final class ResultSlots<T>: @unchecked Sendable {
+    private var slots: [T?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: T) { lock.lock(); slots[i] = value; lock.unlock() }
+    var values: [T] { slots.map { $0! } }
 }

@@ -58,6 +58,26 @@ public struct StyleParameters: Sendable {
     public var rootWidthMm: Float = 0.35
     public var tipWidthMm: Float = 0.1
     public var seed: UInt64 = 1
+    /// Catalog facts: overall length class, texture, and the face shapes the cut flatters
+    /// (oval, round, square, heart, long, diamond).
+    public var lengthClass = "short"
+    public var texture = "straight"
+    public var faceShapes: [String] = []
+    /// Roots only where |x| < this (mm): a strip over the top (mohawk). nil = the whole scalp.
+    public var regionHalfWidthMm: Float?
+    /// Fringe direction: rise (+ = up, a quiff) and forward components before normalising; with
+    /// `fringeSplit` each side sweeps away from the part (curtain bangs) instead of toward `fringeSide`.
+    public var fringeRise: Float = -0.35
+    public var fringeForward: Float = 0.7
+    public var fringeSplit = false
+    /// Gathering: every strand is combed over the scalp to this head-space direction's surface point
+    /// (from the cranium centre), then continues as a tail (ponytail) or coils into a bun.
+    public var gatherDirection: Vec3?
+    /// Tail length past the gathering point (mm) and the tail's radius there (mm); 0 = a bun.
+    public var tailLengthMm: Float = 0
+    public var tailRadiusMm: Float = 14
+    /// Bun: radius (mm) of the coil the strands wrap around, centred one radius off the scalp.
+    public var bunRadiusMm: Float = 0
 
     public init(name: String, description: String, tags: [String], lengthMm: Float, minLengthMm: Float) {
         self.name = name
@@ -130,7 +150,105 @@ public struct StyleParameters: Sendable {
         pixie.rootWidthMm = 0.4
         pixie.tipWidthMm = 0.12
         pixie.seed = 0x919
-        return [bob, long, pixie]
+
+        bob.lengthClass = "medium"; bob.faceShapes = ["oval", "heart", "long", "diamond"]
+        long.lengthClass = "long"; long.faceShapes = ["oval", "round", "square", "heart"]
+        pixie.faceShapes = ["oval", "heart", "diamond"]; pixie.texture = "textured"
+
+        var buzz = StyleParameters(name: "buzz-cut", description: "Clipper buzz cut, a few millimetres all over",
+                                   tags: ["short", "buzz", "clipper"], lengthMm: 9, minLengthMm: 6)
+        buzz.segments = 6; buzz.rootLift = 0.1; buzz.gravityPerMm = 0; buzz.hugPerMm = 0.08; buzz.stiffnessMm = 2
+        buzz.volumeMm = 0.5; buzz.marginMm = 0.8; buzz.clump = 0; buzz.frizzMm = 0.2; buzz.curlRadiusMm = 0
+        buzz.partX = nil; buzz.backPull = 0.2; buzz.rootWidthMm = 0.45; buzz.tipWidthMm = 0.3; buzz.seed = 0xB022
+        buzz.faceShapes = ["oval", "square", "diamond"]
+
+        var crop = StyleParameters(name: "short-crop", description: "Short textured crop, combed forward from the crown to a short fringe",
+                                   tags: ["short", "crop", "fringe", "textured"], lengthMm: 40, minLengthMm: 15)
+        crop.segments = 12; crop.partX = nil; crop.fringeDepthMm = 60; crop.fringeSweep = 0.15; crop.fringeRise = -0.5
+        crop.gravityPerMm = 0.01; crop.hugPerMm = 0.06; crop.stiffnessMm = 8; crop.rootLift = 0.2; crop.volumeMm = 3
+        crop.curlRadiusMm = 0.8; crop.curlPeriodMm = 30; crop.clump = 0.5; crop.clumpEvery = 4; crop.frizzMm = 1.5
+        crop.rootWidthMm = 0.4; crop.tipWidthMm = 0.14; crop.texture = "textured"; crop.seed = 0xC809
+        crop.faceShapes = ["oval", "square", "long"]
+
+        var sidePart = StyleParameters(name: "side-part", description: "Classic short side part, top combed across, tapered sides",
+                                       tags: ["short", "side-part", "classic"], lengthMm: 75, minLengthMm: 20)
+        sidePart.segments = 16; sidePart.partX = 32; sidePart.partPull = 1.4; sidePart.backPull = 0.35
+        sidePart.fringeDepthMm = 40; sidePart.fringeSide = -1; sidePart.fringeSweep = 1.6; sidePart.fringeRise = 0.1
+        sidePart.fringeForward = 0.3; sidePart.gravityPerMm = 0.012; sidePart.hugPerMm = 0.05; sidePart.stiffnessMm = 10
+        sidePart.rootLift = 0.25; sidePart.volumeMm = 6; sidePart.clump = 0.35; sidePart.frizzMm = 0.5
+        sidePart.rootWidthMm = 0.38; sidePart.tipWidthMm = 0.12; sidePart.seed = 0x5ADE
+        sidePart.faceShapes = ["oval", "round", "square", "diamond"]
+
+        var quiff = StyleParameters(name: "quiff", description: "Quiff: long top swept up and back off the forehead, short sides",
+                                    tags: ["short", "quiff", "volume"], lengthMm: 90, minLengthMm: 18)
+        quiff.segments = 16; quiff.partX = nil; quiff.backPull = 0.8
+        quiff.fringeDepthMm = 70; quiff.fringeSweep = 0.1; quiff.fringeRise = 1.0; quiff.fringeForward = 0.15
+        quiff.gravityPerMm = 0.018; quiff.hugPerMm = 0.01; quiff.stiffnessMm = 35; quiff.rootLift = 0.55
+        quiff.volumeMm = 10; quiff.clump = 0.45; quiff.clumpEvery = 5; quiff.frizzMm = 0.8
+        quiff.rootWidthMm = 0.4; quiff.tipWidthMm = 0.12; quiff.seed = 0x0F1F
+        quiff.faceShapes = ["oval", "round", "square"]
+
+        var lob = StyleParameters(name: "lob", description: "Long bob to the collarbone, side part, soft bend at the ends",
+                                  tags: ["medium", "lob", "side-part", "straight"], lengthMm: 330, minLengthMm: 90)
+        lob.hemYFront = shape.chinY - 45; lob.hemYBack = shape.chinY - 55; lob.partX = -22; lob.partPull = 1.0
+        lob.backPull = 0.3; lob.gravityPerMm = 0.06; lob.stiffnessMm = 12; lob.volumeMm = 7
+        lob.curlRadiusMm = 2.5; lob.curlPeriodMm = 160; lob.clump = 0.3; lob.frizzMm = 1.0; lob.seed = 0x10B
+        lob.lengthClass = "medium"; lob.faceShapes = ["round", "square", "heart", "oval"]
+
+        var wavy = StyleParameters(name: "long-wavy", description: "Long loose waves past the shoulders, centre part",
+                                   tags: ["long", "wavy", "centre-part"], lengthMm: 470, minLengthMm: 200)
+        wavy.hemYFront = shape.chinY - 165; wavy.hemYBack = shape.chinY - 185; wavy.partX = 0; wavy.partPull = 0.9
+        wavy.backPull = 0.9; wavy.gravityPerMm = 0.07; wavy.stiffnessMm = 10; wavy.volumeMm = 9
+        wavy.curlRadiusMm = 9; wavy.curlPeriodMm = 75; wavy.clump = 0.45; wavy.frizzMm = 2.5
+        wavy.rootWidthMm = 0.3; wavy.tipWidthMm = 0.08; wavy.seed = 0x3A7E
+        wavy.lengthClass = "long"; wavy.texture = "wavy"; wavy.faceShapes = ["oval", "square", "long", "diamond"]
+
+        var curly = StyleParameters(name: "curly", description: "Shoulder-length ringlet curls with volume, centre part",
+                                    tags: ["medium", "curly", "volume"], lengthMm: 230, minLengthMm: 110)
+        curly.hemYFront = shape.chinY - 35; curly.hemYBack = shape.chinY - 50; curly.partX = 0; curly.partPull = 1.0
+        curly.backPull = 0.6; curly.gravityPerMm = 0.035; curly.stiffnessMm = 20; curly.rootLift = 0.35
+        curly.volumeMm = 14; curly.curlRadiusMm = 6; curly.curlPeriodMm = 36; curly.clump = 0.55; curly.clumpEvery = 4
+        curly.frizzMm = 3; curly.rootWidthMm = 0.32; curly.tipWidthMm = 0.1; curly.seed = 0xC011
+        curly.lengthClass = "medium"; curly.texture = "curly"; curly.faceShapes = ["oval", "long", "square", "diamond"]
+
+        var afro = StyleParameters(name: "afro", description: "Rounded afro: tight coils standing out from the whole scalp",
+                                   tags: ["medium", "afro", "coily", "volume"], lengthMm: 85, minLengthMm: 55)
+        afro.segments = 24; afro.partX = nil; afro.backPull = 0; afro.gravityPerMm = 0.002; afro.hugPerMm = 0
+        afro.stiffnessMm = 80; afro.rootLift = 0.9; afro.volumeMm = 4; afro.curlRadiusMm = 4; afro.curlPeriodMm = 11
+        afro.clump = 0.2; afro.frizzMm = 4; afro.fringeClearanceMm = 12; afro.rootWidthMm = 0.5; afro.tipWidthMm = 0.25
+        afro.seed = 0xAF80; afro.lengthClass = "medium"; afro.texture = "coily"; afro.faceShapes = ["oval", "long", "heart"]
+
+        var ponytail = StyleParameters(name: "ponytail", description: "High ponytail: hair pulled back smooth and gathered at the crown",
+                                       tags: ["long", "ponytail", "updo", "gathered"], lengthMm: 0, minLengthMm: 0)
+        ponytail.gatherDirection = Vec3(0, 0.55, -1); ponytail.tailLengthMm = 260; ponytail.tailRadiusMm = 16
+        ponytail.gravityPerMm = 0.045; ponytail.stiffnessMm = 20; ponytail.marginMm = 1.2; ponytail.volumeMm = 3
+        ponytail.curlRadiusMm = 1.0; ponytail.curlPeriodMm = 120; ponytail.clump = 0.3; ponytail.frizzMm = 1.2
+        ponytail.rootWidthMm = 0.3; ponytail.tipWidthMm = 0.09; ponytail.seed = 0x9077
+        ponytail.lengthClass = "long"; ponytail.faceShapes = ["oval", "heart", "diamond"]
+
+        var bun = StyleParameters(name: "bun", description: "Top knot bun: hair pulled up smooth and wound at the crown",
+                                  tags: ["long", "bun", "updo", "gathered"], lengthMm: 0, minLengthMm: 0)
+        bun.gatherDirection = Vec3(0, 1, -0.55); bun.bunRadiusMm = 30; bun.marginMm = 1.2; bun.volumeMm = 2
+        bun.curlRadiusMm = 0.5; bun.clump = 0.15; bun.frizzMm = 0.8; bun.rootWidthMm = 0.3; bun.tipWidthMm = 0.12
+        bun.seed = 0xB0E; bun.lengthClass = "long"; bun.faceShapes = ["oval", "heart", "long"]
+
+        var mohawk = StyleParameters(name: "mohawk", description: "Mohawk: a spiked strip from forehead to nape, shaved sides",
+                                     tags: ["short", "mohawk", "spiked"], lengthMm: 110, minLengthMm: 45)
+        mohawk.regionHalfWidthMm = 24; mohawk.targetGuides = 300; mohawk.segments = 16; mohawk.partX = nil
+        mohawk.backPull = 0; mohawk.gravityPerMm = 0.003; mohawk.hugPerMm = 0; mohawk.stiffnessMm = 100
+        mohawk.rootLift = 0.95; mohawk.volumeMm = 2; mohawk.clump = 0.7; mohawk.clumpEvery = 5; mohawk.frizzMm = 0.6
+        mohawk.rootWidthMm = 0.45; mohawk.tipWidthMm = 0.1; mohawk.seed = 0x3014
+        mohawk.texture = "spiked"; mohawk.faceShapes = ["oval", "long", "diamond"]
+
+        var curtain = StyleParameters(name: "curtain-bangs", description: "Shoulder-length hair with curtain bangs parted in the centre",
+                                      tags: ["medium", "curtain-bangs", "fringe", "centre-part"], lengthMm: 300, minLengthMm: 110)
+        curtain.hemYFront = shape.chinY - 60; curtain.hemYBack = shape.chinY - 75; curtain.partX = 0; curtain.partPull = 0.9
+        curtain.backPull = 0.4; curtain.fringeDepthMm = 40; curtain.fringeSplit = true; curtain.fringeSweep = 1.5
+        curtain.fringeRise = -0.5; curtain.fringeForward = 0.6; curtain.gravityPerMm = 0.06; curtain.stiffnessMm = 10
+        curtain.volumeMm = 7; curtain.curlRadiusMm = 1.5; curtain.curlPeriodMm = 120; curtain.clump = 0.35
+        curtain.frizzMm = 1.2; curtain.rootWidthMm = 0.32; curtain.tipWidthMm = 0.09; curtain.seed = 0xC0B7
+        curtain.lengthClass = "medium"; curtain.faceShapes = ["oval", "round", "square", "heart", "long"]
+        return [bob, long, pixie, buzz, crop, sidePart, quiff, lob, wavy, curly, afro, ponytail, bun, mohawk, curtain]
     }
 }
 
@@ -149,7 +267,7 @@ enum StyleGenerator {
     /// Poisson-disk roots by area on the scalp: area-weighted candidates on the scalp triangles (trimmed to
     /// the smooth hairline), then greedy dart acceptance with a radius searched so about `target` survive.
     /// Returns points on the surface (moved 0.5 mm out) in acceptance order.
-    static func roots(mesh: HeadMesh, shape: HeadShape, target: Int, seed: UInt64) -> [Vec3] {
+    static func roots(mesh: HeadMesh, shape: HeadShape, target: Int, seed: UInt64, region: Float? = nil) -> [Vec3] {
         var tris: [SIMD3<UInt32>] = []
         var cumulative: [Float] = []
         var total: Float = 0
@@ -173,6 +291,7 @@ enum StyleGenerator {
             let a = mesh.vertices[Int(t.x)], b = mesh.vertices[Int(t.y)], c = mesh.vertices[Int(t.z)]
             var p = a + (b - a) * u + (c - a) * v
             guard shape.isScalp(p) else { continue }
+            if let half = region, abs(p.x) > half { continue }
             for _ in 0..<3 { p -= shape.surfaceNormal(p) * shape.signedDistance(p) }
             candidates.append(p + shape.surfaceNormal(p) * 0.5)
         }
@@ -207,12 +326,13 @@ enum StyleGenerator {
     // MARK: Growth
 
     static func generate(_ style: StyleParameters, mesh: HeadMesh, shape: HeadShape) -> GeneratedStyle {
-        let roots = roots(mesh: mesh, shape: shape, target: style.targetGuides, seed: style.seed)
+        let roots = roots(mesh: mesh, shape: shape, target: style.targetGuides, seed: style.seed, region: style.regionHalfWidthMm)
         var fine: [[Vec3]] = []
         fine.reserveCapacity(roots.count)
         for (i, root) in roots.enumerated() {
             var rng = SeededRandom(seed: style.seed, stream: UInt64(i))
-            var strand = grow(root: root, style: style, shape: shape)
+            var strand = style.gatherDirection == nil ? grow(root: root, style: style, shape: shape)
+                : growGathered(root: root, index: i, style: style, shape: shape)
             shapeStrand(&strand, style: style, rng: &rng)
             fine.append(strand)
         }
@@ -225,7 +345,10 @@ enum StyleGenerator {
                 s += length(guides[g][j] - guides[g][j - 1])
                 var p = shape.pushOutside(guides[g][j], margin: margin(root: guides[g][0], s: s, style: style, shape: shape))
                 p = keepOffFace(p, shape: shape, clearance: style.fringeClearanceMm)
-                guides[g][j] = shape.pushOutside(p, margin: style.marginMm)
+                p = shape.pushOutside(p, margin: style.marginMm)
+                // A point moved off the face into the cheek can need more Newton steps than pushOutside takes.
+                if shape.signedDistance(p) < -0.25 { p = GroomImport.pushOut(p, shape: shape, margin: style.marginMm) }
+                guides[g][j] = p
             }
         }
         return GeneratedStyle(parameters: style, guides: guides)
@@ -267,7 +390,8 @@ enum StyleGenerator {
         w += Vec3(0, -1, -0.35) * (1 - front)
         let f = fringeWeight(root, style: style, shape: shape)
         if f > 0 {
-            let fringe = normalize(Vec3(style.fringeSide * style.fringeSweep, -0.35, 0.7))
+            let side: Float = style.fringeSplit ? (root.x >= (style.partX ?? 0) ? 1 : -1) : style.fringeSide
+            let fringe = normalize(Vec3(side * style.fringeSweep, style.fringeRise, style.fringeForward))
             w = mix(w, fringe, f)
         }
         return normalize(w)
@@ -317,6 +441,88 @@ enum StyleGenerator {
             s += stepMm
         }
         if points.count < 2 { points.append(root + d * stepMm) }
+        return points
+    }
+
+    /// The point where a ray from the cranium centre along `direction` leaves the head (bisection on the
+    /// distance field).
+    static func surfacePoint(direction: Vec3, shape: HeadShape) -> Vec3 {
+        let d = normalize(direction)
+        var lo: Float = 0, hi: Float = 300
+        for _ in 0..<40 {
+            let m = (lo + hi) / 2
+            if shape.signedDistance(shape.craniumCentre + d * m) > 0 { hi = m } else { lo = m }
+        }
+        return shape.craniumCentre + d * hi
+    }
+
+    /// A gathered strand: combed over the scalp (hugging it at the collision margin) straight to the
+    /// gathering point, then either a tail hanging from it (its centre line bends down under gravity and
+    /// the strand keeps its side of the bundle, the bundle narrowing to the tip) or a coil around a torus
+    /// standing one `bunRadiusMm` off the scalp (a bun). The fine polyline, root first.
+    static func growGathered(root: Vec3, index: Int, style: StyleParameters, shape: HeadShape) -> [Vec3] {
+        let gather = surfacePoint(direction: style.gatherDirection!, shape: shape)
+        let ng = shape.surfaceNormal(gather)
+        var points = [root]
+        var p = root
+        var s: Float = 0
+        var rng = SeededRandom(seed: style.seed &+ 0x6A7E, stream: UInt64(index))
+        let spread = 0.25 + 0.75 * rng.unitFloat().squareRoot()
+        let along = rng.unitFloat()
+        // Over the scalp: straight at the gathering point in the tangent plane, kept at the margin.
+        while length(gather - p) > 4, s < 400 {
+            let n = shape.surfaceNormal(p)
+            let g = gather - p
+            var d = g - n * dot(g, n)
+            if length(d) < 1e-3 { break }
+            d = normalize(d)
+            let margin = style.marginMm + style.volumeMm * 0.5 * smoothstep(0, 40, s)
+                * (1 - smoothstep(20, 60, length(gather - p)))
+            var next = shape.pushOutside(p + d * stepMm, margin: margin)
+            next = keepOffFace(next, shape: shape, clearance: style.fringeClearanceMm)
+            p = next
+            points.append(p)
+            s += stepMm
+        }
+        // Where the strand arrives around the gathering point: its side of the bundle.
+        var arrival = p - gather
+        arrival -= ng * dot(arrival, ng)
+        let side = length(arrival) > 1e-3 ? normalize(arrival) : normalize(cross(ng, Vec3(1, 0, 0)))
+        if style.bunRadiusMm > 0 {
+            // Bun: torus around the axis `ng`, major radius R, minor radius r·spread.
+            let R = style.bunRadiusMm * 0.75, r = style.bunRadiusMm * 0.55 * spread
+            let centre = gather + ng * (style.bunRadiusMm * 0.8)
+            let e1 = side, e2 = normalize(cross(ng, e1))
+            let turns: Float = 1.2 + 0.6 * along
+            let total = turns * 2 * .pi * R
+            let minorPhase = rng.uniform(0, 2 * .pi)
+            var u: Float = 0
+            while u < total {
+                let a = u / R
+                let radial = e1 * cosf(a) + e2 * sinf(a)
+                let b = minorPhase + u / (R * 0.7)
+                let rr = r * smoothstep(0, 25, u)
+                let q = centre + radial * R * smoothstep(0, 20, u) + (radial * cosf(b) + ng * sinf(b)) * rr
+                points.append(shape.pushOutside(q, margin: style.marginMm + 2))
+                u += stepMm
+            }
+        } else {
+            // Tail: the bundle's centre line leaves along the normal, tipped down by gravity.
+            var d = normalize(ng + Vec3(0, -0.2, 0))
+            var c = gather
+            let lengthMm = style.tailLengthMm * (0.8 + 0.2 * along)
+            var u: Float = 0
+            while u < lengthMm {
+                d = normalize(d + Vec3(0, -style.gravityPerMm * stepMm * smoothstep(0, style.stiffnessMm, u), 0))
+                c += d * stepMm
+                u += stepMm
+                var off = side - d * dot(side, d)
+                off = length(off) > 1e-3 ? normalize(off) : side
+                let radius = style.tailRadiusMm * spread * (1 - 0.45 * u / lengthMm) * smoothstep(-10, 12, u)
+                points.append(shape.pushOutside(c + off * radius, margin: style.marginMm + 1))
+            }
+        }
+        if points.count < 2 { points.append(root + shape.surfaceNormal(root) * stepMm) }
         return points
     }
 

@@ -106,6 +106,8 @@ public final class HairRenderer {
     private let strandProgram: ShaderProgram
     private let shellProgram: ShaderProgram
     private let target: RenderTarget
+    /// Opaque head shading for previews (Shaders/head.*), compiled on first use by `prepareHeadShading`.
+    private var headProgram: ShaderProgram?
     /// How far the occluder is pulled under the scalp so roots stay visible (mm).
     public var occluderInsetMm: Float = 1.5
     /// How far the under-layer sits above the scalp (mm): above the roots, below the strands' volume.
@@ -126,6 +128,13 @@ public final class HairRenderer {
         target = RenderTarget(context: context, samples: samples)
     }
 
+    /// Compiles the preview head program (once; later calls do nothing). Stills never need it.
+    public func prepareHeadShading(shaderSource: (String) -> String?) throws {
+        guard headProgram == nil else { return }
+        try context.makeCurrent()
+        headProgram = try ShaderProgram(context: context, vertexFile: "head.vert", fragmentFile: "head.frag", source: shaderSource)
+    }
+
     public func upload(head: HeadModel) -> OccluderGeometry { OccluderGeometry(context: context, head: head) }
 
     public func upload(strands: StrandSet, seed: UInt64) -> StrandGeometry { StrandGeometry(context: context, strands: strands, seed: seed) }
@@ -137,7 +146,8 @@ public final class HairRenderer {
     /// Submits one frame of hair: occluder depth, then strands. Call `readBack(into:)` for the pixels.
     /// - Parameter headToCamera: head space (mm) → OpenCV camera space (mm), from the pose.
     public func draw(camera: PinholeCamera, headToCamera: Mat4, occluder: OccluderGeometry, shell: ShellGeometry?,
-                     strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting) throws {
+                     strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting,
+                     headAlbedoLinear: Vec3? = nil) throws {
         try context.makeCurrent()
         let width = camera.widthPx, height = camera.heightPx
         try target.bindForDrawing(width: width, height: height)
@@ -154,6 +164,19 @@ public final class HairRenderer {
         glClearDepthf(1)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT) | GLbitfield(GL_DEPTH_BUFFER_BIT))
 
+        if let headAlbedoLinear {
+            // Pass 1 (preview, no photo): the head drawn opaque in colour, occluding as the depth pass does.
+            guard let head = headProgram else {
+                throw CoifError.internalError("HairRenderer.prepareHeadShading was not called before a preview draw")
+            }
+            head.use()
+            setMatrix(head, "uHeadToView", headToView)
+            setMatrix(head, "uViewToClip", viewToClip)
+            glUniform1f(head.location("uInsetMm"), occluderInsetMm)
+            setVector(head, "uAlbedoLinear", headAlbedoLinear)
+            setLights(head, lighting)
+            occluder.mesh.draw()
+        } else {
         // Pass 1: the head occludes hair behind it; colour writes off.
         glColorMask(GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE))
         occluderProgram.use()
@@ -162,6 +185,7 @@ public final class HairRenderer {
         glUniform1f(occluderProgram.location("uInsetMm"), occluderInsetMm)
         occluder.mesh.draw()
         glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        }
 
         // Pass 2: the under-layer, so gaps between strands show hair, not the photo.
         if let shell {

@@ -2,13 +2,14 @@
 import ArgumentParser
 import CoifCore
 import CoifGroom
+import CoifPipeline
 import Foundation
 
 struct GroomCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "groom",
         abstract: "Hairstyle tools.",
-        subcommands: [Generate.self]
+        subcommands: [Generate.self, Import.self]
     )
 
     struct Generate: ParsableCommand {
@@ -32,6 +33,33 @@ struct GroomCommand: ParsableCommand {
                 }
                 let written = try MeshGeneration.generate(into: out, aflwLandmarksJSON: json)
                 for file in written { print("wrote \(file)") }
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fit a groom made elsewhere to Coif's head and add it to the catalog.",
+            discussion: "Reads AMD TressFX .tfx (v4), USC-HairSalon .data, or curves Assimp reads (OBJ 'l', glTF LINES/LINE_STRIP), assumed +y up. Scale, facing and position come from the groom's own head mesh (--head) when given, else from its roots; roots are snapped onto the scalp and every point is pushed outside the head. Writes OUT/styles/NAME.obj and adds NAME to OUT/catalog.json. Rebuild coif afterwards: meshes are embedded at build time."
+        )
+
+        @Argument(help: "The groom file.")
+        var file: String
+
+        @Option(help: "The groom's own head mesh (any format Assimp reads), in the same frame as the hair.")
+        var head: String?
+
+        @Option(name: [.short, .customLong("name")], help: "Style name for the catalog.")
+        var name: String
+
+        @Option(help: "Meshes directory to write into.")
+        var out: String = "Meshes"
+
+        func run() throws {
+            try runReportingErrors {
+                let coifHead = try HeadModel.standard()
+                let entry = try GroomImport.importStyle(path: file, headPath: head, name: name, meshesDirectory: out, head: coifHead)
+                print("wrote \(out)/\(entry.file) (\(entry.guides) guides × \(entry.pointsPerGuide) points) and \(out)/catalog.json")
             }
         }
     }

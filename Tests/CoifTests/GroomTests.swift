@@ -52,13 +52,18 @@ final class GroomTests: XCTestCase {
         let catalog = try StyleCatalog.parse(json: text("catalog.json"))
         XCTAssertEqual(catalog.defaultStyle, "bob")
         XCTAssertEqual(catalog.styles.first?.name, "bob")
-        for name in ["bob", "long-straight", "pixie"] { XCTAssertNotNil(catalog.entry(named: name), name) }
+        for name in ["bob", "long-straight", "pixie", "buzz-cut", "ponytail", "bun", "mohawk", "afro"] {
+            XCTAssertNotNil(catalog.entry(named: name), name)
+        }
+        XCTAssertGreaterThanOrEqual(catalog.styles.count, 12)
         for entry in catalog.styles {
             let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
                                        rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
             XCTAssertEqual(groom.guides.strandCount, entry.guides, entry.name)
             XCTAssertEqual(groom.guides.pointsPerStrand, entry.pointsPerGuide, entry.name)
-            XCTAssert((300...600).contains(entry.guides), "\(entry.name): \(entry.guides) guides")
+            XCTAssert((250...600).contains(entry.guides), "\(entry.name): \(entry.guides) guides")
+            XCTAssertLessThanOrEqual(entry.pointsPerGuide, 25, entry.name)
+            XCTAssertLessThanOrEqual(try Data(contentsOf: Self.meshes.appendingPathComponent(entry.file)).count, 360_000, entry.name)
             var worstRoot: Float = 0, deepest: Float = .infinity
             for i in 0..<groom.guides.strandCount {
                 let strand = groom.guides.strand(i)
@@ -86,25 +91,38 @@ final class GroomTests: XCTestCase {
 
     func testGeneratorIsDeterministicAndMatchesCommittedMeshes() throws {
         let json = try aflwJSON()
-        let tmp = FileManager.default.temporaryDirectory
-        let a = tmp.appendingPathComponent("coif-groom-a-\(getpid())"), b = tmp.appendingPathComponent("coif-groom-b-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-        let filesA = try MeshGeneration.generate(into: a.path, aflwLandmarksJSON: json)
-        let filesB = try MeshGeneration.generate(into: b.path, aflwLandmarksJSON: json)
-        XCTAssertEqual(filesA.count, 6)
-        XCTAssertEqual(filesA.map { ($0 as NSString).lastPathComponent }, filesB.map { ($0 as NSString).lastPathComponent })
-        for path in filesA {
-            let relative = String(path.dropFirst(a.path.count + 1))
-            let bytesA = try Data(contentsOf: URL(fileURLWithPath: path))
-            XCTAssertEqual(bytesA, try Data(contentsOf: b.appendingPathComponent(relative)), "\(relative) differs between runs")
+        // One generation per run (the generator is slow in debug builds): the committed files were written
+        // by another process, so byte equality with them is also the run-to-run determinism check.
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("coif-groom-a-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let start = monotonicMs()
+        let files = try MeshGeneration.generate(into: tmp.path, aflwLandmarksJSON: json)
+        print("GroomTests: generated \(files.count) files in \(fixed(monotonicMs() - start, 0)) ms")
+        XCTAssertEqual(files.count, 3 + StyleParameters.builtIn(shape: try loadHead().shape).count)
+        XCTAssertGreaterThanOrEqual(files.count, 15)
+        for path in files {
+            let relative = String(path.dropFirst(tmp.path.count + 1))
+            let fresh = try Data(contentsOf: URL(fileURLWithPath: path))
             let committed = try Data(contentsOf: Self.meshes.appendingPathComponent(relative))
-            XCTAssertEqual(bytesA, committed, "Meshes/\(relative) is stale: run scripts/generate-meshes.sh")
+            XCTAssertEqual(fresh, committed, "Meshes/\(relative) is stale: run scripts/generate-meshes.sh")
         }
-        XCTAssertLessThanOrEqual(try Data(contentsOf: a.appendingPathComponent("head.obj")).count, 400_000)
+        XCTAssertLessThanOrEqual(try Data(contentsOf: tmp.appendingPathComponent("head.obj")).count, 400_000)
         for (image, rms) in try MeshGeneration.landmarkResidualsMm(aflwLandmarksJSON: json) {
             print("GroomTests: Procrustes RMS residual \(image): \(fixed(rms, 2)) mm")
             XCTAssertLessThan(rms, 8, image)
         }
+    }
+
+    /// Same parameters, same guides, in one process (one style: the full set is checked above).
+    func testOneStyleGrowsIdenticallyTwice() throws {
+        let head = try HeadGenerator.generate(aflwLandmarksJSON: try aflwJSON())
+        var params = StyleParameters.builtIn(shape: head.shape).first { $0.name == "ponytail" }!
+        params.targetGuides = 120
+        let a = StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape))
+        let b = StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape))
+        XCTAssertEqual(a, b)
+        params.seed &+= 1
+        XCTAssertNotEqual(a, StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape)))
     }
 
     func testChildInterpolationIsDeterministicAndOutsideTheHead() throws {

@@ -1,0 +1,394 @@
+// GroomImport: brings grooms made elsewhere onto Coif's head. Readers for AMD TressFX `.tfx` (v4 binary),
+// USC-HairSalon `.data` and Assimp-read curves (OBJ `l`, glTF LINES / LINE_STRIP); a similarity fit of the
+// groom onto Coif's head (scale, a facing flip about +y, translation) from the groom's own head mesh when
+// given, else from its roots; root snapping and push-out against the head's distance field; the style OBJ
+// and the catalog entry. Every malformed or truncated file fails as CoifError.assetFailed naming it.
+// Not a retargeter: the groom keeps its own shape; no per-region warping to a different skull.
+import CAssimp
+import CoifCore
+import Foundation
+
+/// Strands as read from a file, in the file's own units and frame (assumed +y up, as TressFX, glTF and
+/// USC-HairSalon all are); each strand root first, at least 2 points.
+public struct ImportedStrands: Sendable {
+    public var strands: [[Vec3]]
+    /// "tfx", "usc-data" or "assimp".
+    public var format: String
+}
+
+/// How a groom was placed on Coif's head: p_head = centreHead + scale · flip(p − centreSource).
+public struct GroomFit: Sendable {
+    public var scale: Float
+    /// true when the groom faced −z and was turned 180° about +y.
+    public var turned: Bool
+    public var centreSource: Vec3
+    public var centreHead: Vec3
+    /// Whether the source head mesh (rather than the roots alone) set the fit.
+    public var usedSourceHead: Bool
+    public func apply(_ p: Vec3) -> Vec3 {
+        var q = (p - centreSource) * scale
+        if turned { q = Vec3(-q.x, q.y, -q.z) }
+        return centreHead + q
+    }
+}
+
+public enum GroomImport {
+    // MARK: Readers
+
+    /// Reads any supported groom file by its extension: .tfx, .data, else Assimp (.obj, .gltf, .glb, …).
+    public static func read(path: String) throws -> ImportedStrands {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "tfx": return try readTFX(path: path)
+        case "data": return try readUSCData(path: path)
+        default: return try readAssimpCurves(path: path)
+        }
+    }
+
+    static func bytes(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        return [UInt8](data)
+    }
+
+    @inline(__always) static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+    }
+    @inline(__always) static func f32(_ b: [UInt8], _ at: Int) -> Float { Float(bitPattern: u32(b, at)) }
+
+    /// AMD TressFX v4 binary (TressFXAsset.h's TressFXTFXFileHeader, little-endian): float version; uint32
+    /// numHairStrands, numVerticesPerStrand, offsetVertexPosition, offsetStrandUV, offsetVertexUV,
+    /// offsetStrandThickness, offsetVertexColor; 32 reserved uint32 — 160 bytes. Positions are
+    /// numHairStrands × numVerticesPerStrand float4 (xyz + inverse mass) at offsetVertexPosition; strand UVs
+    /// (float2 per strand) follow when offsetStrandUV is set. Every referenced block must lie in the file.
+    public static func readTFX(path: String) throws -> ImportedStrands {
+        let b = try bytes(path)
+        func fail(_ reason: String) -> CoifError { .assetFailed(path: path, reason: "TressFX: \(reason)") }
+        guard b.count >= 160 else { throw fail("\(b.count) bytes, shorter than the 160-byte header") }
+        let version = f32(b, 0)
+        guard version.isFinite, version >= 1, version < 5 else { throw fail("version \(version) is not a TressFX 1–4 file") }
+        let strands = Int(u32(b, 4)), perStrand = Int(u32(b, 8)), positions = Int(u32(b, 12))
+        let strandUV = Int(u32(b, 16)), vertexUV = Int(u32(b, 20)), thickness = Int(u32(b, 24)), colour = Int(u32(b, 28))
+        guard strands > 0, strands < 10_000_000 else { throw fail("strand count \(strands)") }
+        guard perStrand >= 2, perStrand <= 4096 else { throw fail("\(perStrand) vertices per strand") }
+        let vertices = strands * perStrand
+        guard positions >= 160, positions + vertices * 16 <= b.count else {
+            throw fail("positions (\(vertices) float4 at offset \(positions)) run past the end of the \(b.count)-byte file")
+        }
+        for (name, offset, size) in [("strand UVs", strandUV, strands * 8), ("vertex UVs", vertexUV, vertices * 8),
+                                     ("thickness", thickness, vertices * 4), ("colours", colour, vertices * 16)] where offset != 0 {
+            guard offset >= 160, offset + size <= b.count else {
+                throw fail("\(name) (\(size) bytes at offset \(offset)) run past the end of the \(b.count)-byte file")
+            }
+        }
+        var out: [[Vec3]] = []
+        out.reserveCapacity(strands)
+        for s in 0..<strands {
+            var strand: [Vec3] = []
+            strand.reserveCapacity(perStrand)
+            for k in 0..<perStrand {
+                let at = positions + (s * perStrand + k) * 16
+                let p = Vec3(f32(b, at), f32(b, at + 4), f32(b, at + 8))
+                guard p.x.isFinite, p.y.isFinite, p.z.isFinite else { throw fail("non-finite position in strand \(s)") }
+                strand.append(p)
+            }
+            out.append(strand)
+        }
+        return ImportedStrands(strands: out, format: "tfx")
+    }
+
+    /// USC-HairSalon `.data`: int32 strand count, then per strand int32 point count and that many float32
+    /// xyz (little-endian). Strands of 0 or 1 points (bare scalp samples) are skipped; the file must end
+    /// exactly after the last strand.
+    public static func readUSCData(path: String) throws -> ImportedStrands {
+        let b = try bytes(path)
+        func fail(_ reason: String) -> CoifError { .assetFailed(path: path, reason: "USC-HairSalon .data: \(reason)") }
+        guard b.count >= 4 else { throw fail("\(b.count) bytes, no strand count") }
+        let count = Int(Int32(bitPattern: u32(b, 0)))
+        guard count > 0, count <= 10_000_000 else { throw fail("strand count \(count)") }
+        var at = 4
+        var out: [[Vec3]] = []
+        for s in 0..<count {
+            guard at + 4 <= b.count else { throw fail("truncated at strand \(s) of \(count) (offset \(at))") }
+            let points = Int(Int32(bitPattern: u32(b, at)))
+            at += 4
+            guard points >= 0, points <= 100_000 else { throw fail("strand \(s) has \(points) points") }
+            guard at + points * 12 <= b.count else { throw fail("truncated in strand \(s) of \(count) (offset \(at))") }
+            var strand: [Vec3] = []
+            strand.reserveCapacity(points)
+            for _ in 0..<points {
+                let p = Vec3(f32(b, at), f32(b, at + 4), f32(b, at + 8))
+                guard p.x.isFinite, p.y.isFinite, p.z.isFinite else { throw fail("non-finite point in strand \(s)") }
+                strand.append(p)
+                at += 12
+            }
+            if strand.count >= 2 { out.append(strand) }
+        }
+        guard at == b.count else { throw fail("\(b.count - at) bytes after the last strand") }
+        guard !out.isEmpty else { throw fail("no strand with 2 or more points") }
+        return ImportedStrands(strands: out, format: "usc-data")
+    }
+
+    /// Writes strands as USC-HairSalon `.data` (for tests and for handing grooms to research tools).
+    public static func uscDataBytes(_ strands: [[Vec3]]) -> [UInt8] {
+        var out: [UInt8] = []
+        func put(_ v: UInt32) { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        put(UInt32(strands.count))
+        for s in strands {
+            put(UInt32(s.count))
+            for p in s { put(p.x.bitPattern); put(p.y.bitPattern); put(p.z.bitPattern) }
+        }
+        return out
+    }
+
+    /// Curves through Assimp from a file: OBJ `l`, glTF LINES / LINE_STRIP (node transforms applied).
+    /// Line primitives are chained into strands where a segment starts at the previous one's end.
+    public static func readAssimpCurves(path: String) throws -> ImportedStrands {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        guard let scene = aiImportFile(path, UInt32(aiProcess_PreTransformVertices.rawValue)) else {
+            throw CoifError.assetFailed(path: path, reason: "Assimp: \(String(cString: aiGetErrorString()))")
+        }
+        defer { aiReleaseImport(scene) }
+        var strands: [[Vec3]] = []
+        var current: [Vec3] = []
+        func flush() { if current.count >= 2 { strands.append(current) }; current.removeAll(keepingCapacity: true) }
+        for m in 0..<Int(scene.pointee.mNumMeshes) {
+            guard let mesh = scene.pointee.mMeshes[m]?.pointee else { continue }
+            for f in 0..<Int(mesh.mNumFaces) {
+                let face = mesh.mFaces[f]
+                guard face.mNumIndices == 2 else { continue }
+                for k in 0..<2 {
+                    let index = Int(face.mIndices[k])
+                    guard index < Int(mesh.mNumVertices) else { throw CoifError.assetFailed(path: path, reason: "line index out of range") }
+                    let v = mesh.mVertices[index]
+                    let p = Vec3(v.x, v.y, v.z)
+                    if k == 0 {
+                        if let last = current.last, last == p { continue }
+                        flush()
+                    }
+                    current.append(p)
+                }
+            }
+            flush()
+        }
+        guard !strands.isEmpty else { throw CoifError.assetFailed(path: path, reason: "no line strands (OBJ 'l', glTF LINES/LINE_STRIP)") }
+        return ImportedStrands(strands: strands, format: "assimp")
+    }
+
+    /// The vertices of a head mesh (any format Assimp reads, node transforms applied).
+    public static func readMeshVertices(path: String) throws -> [Vec3] {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        guard let scene = aiImportFile(path, UInt32(aiProcess_PreTransformVertices.rawValue)) else {
+            throw CoifError.assetFailed(path: path, reason: "Assimp: \(String(cString: aiGetErrorString()))")
+        }
+        defer { aiReleaseImport(scene) }
+        var out: [Vec3] = []
+        for m in 0..<Int(scene.pointee.mNumMeshes) {
+            guard let mesh = scene.pointee.mMeshes[m]?.pointee else { continue }
+            for i in 0..<Int(mesh.mNumVertices) { let v = mesh.mVertices[i]; out.append(Vec3(v.x, v.y, v.z)) }
+        }
+        guard out.count >= 10 else { throw CoifError.assetFailed(path: path, reason: "no mesh vertices") }
+        return out
+    }
+
+    // MARK: Fitting
+
+    /// A sphere symmetric about x = mean x (the head's mid-sagittal plane), least squares in
+    /// (x − cx)² + y² + z² = 2·cy·y + 2·cz·z + k: well posed for a cap or a strip over the top.
+    static func symmetricSphere(_ points: [Vec3]) -> (centre: Vec3, radius: Float) {
+        let n = Double(points.count)
+        let cx = points.reduce(0.0) { $0 + Double($1.x) } / n
+        var a = [[Double]](repeating: [0, 0, 0, 0], count: 3)
+        for p in points {
+            let x = Double(p.x) - cx, y = Double(p.y), z = Double(p.z)
+            let row = [2 * y, 2 * z, 1.0], rhs = x * x + y * y + z * z
+            for r in 0..<3 { for c in 0..<3 { a[r][c] += row[r] * row[c] }; a[r][3] += row[r] * rhs }
+        }
+        // Gaussian elimination with partial pivoting on the 3×4 augmented matrix.
+        for col in 0..<3 {
+            var pivot = col
+            for r in col..<3 where abs(a[r][col]) > abs(a[pivot][col]) { pivot = r }
+            a.swapAt(col, pivot)
+            guard abs(a[col][col]) > 1e-12 else { continue }
+            for r in 0..<3 where r != col {
+                let f = a[r][col] / a[col][col]
+                for c in col..<4 { a[r][c] -= f * a[col][c] }
+            }
+        }
+        let cy = a[0][3] / a[0][0], cz = a[1][3] / a[1][1], k = a[2][3] / a[2][2]
+        let r2 = k + cy * cy + cz * cz
+        return (Vec3(Float(cx), Float(cy), Float(cz)), Float(max(r2, 1e-6).squareRoot()))
+    }
+
+    /// Coif's scalp as a sphere (fitted to its scalp vertices above the hairline), cached per head.
+    static func headSphere(_ head: HeadModel) -> (centre: Vec3, radius: Float) {
+        var seen = Set<UInt32>()
+        var points: [Vec3] = []
+        for i in head.scalpTriangles where seen.insert(i).inserted {
+            let p = head.vertices[Int(i)]
+            if head.shape.isScalp(p) { points.append(p) }
+        }
+        return symmetricSphere(points)
+    }
+
+    /// The similarity that puts `strands` on Coif's head: the source scalp sphere (from the source head's
+    /// vertices near the roots when given, else from the roots) onto Coif's scalp sphere; the groom is
+    /// turned 180° about +y when its hair mass sits in front of that centre (hair covers the back).
+    public static func fit(_ strands: [[Vec3]], sourceHead: [Vec3]?, to head: HeadModel) -> GroomFit {
+        let roots = strands.map { $0[0] }
+        var sphere = symmetricSphere(roots)
+        var usedHead = false
+        if let sourceHead, sphere.radius.isFinite {
+            // Scalp vertices of the source head: within 15% of the root sphere's radius of some root.
+            let limit = (sphere.radius * 0.15) * (sphere.radius * 0.15)
+            let grid = PointGrid(points: roots, cell: sphere.radius * 0.15)
+            let scalp = sourceHead.filter { grid.anyWithin(limit, of: $0) }
+            if scalp.count >= 20 { sphere = symmetricSphere(scalp); usedHead = true }
+        }
+        let target = headSphere(head)
+        let meanRoot = roots.reduce(Vec3.zero, +) / Float(roots.count)
+        let behind = meanRoot.z - sphere.centre.z
+        // Hair mass in front of the centre means the groom faces −z.
+        let turned = behind > 0.05 * sphere.radius
+        return GroomFit(scale: target.radius / sphere.radius, turned: turned, centreSource: sphere.centre,
+                        centreHead: target.centre, usedSourceHead: usedHead)
+    }
+
+    /// Applies `fit`, snaps each root onto the scalp (moving its strand with it), resamples to
+    /// `pointsPerStrand`, keeps the frontal face clear and pushes every point `marginMm` outside the head.
+    public static func place(_ strands: [[Vec3]], fit: GroomFit, head: HeadModel, pointsPerStrand: Int,
+                             marginMm: Float = 1, faceClearanceMm: Float = 8) -> StrandSet {
+        let shape = head.shape
+        var out: [Vec3] = []
+        out.reserveCapacity(strands.count * pointsPerStrand)
+        for strand in strands {
+            var s = StyleGenerator.resample(strand.map(fit.apply), count: pointsPerStrand)
+            var root = s[0]
+            for _ in 0..<4 { root -= shape.surfaceNormal(root) * shape.signedDistance(root) }
+            root += shape.surfaceNormal(root) * 0.3
+            let delta = root - s[0]
+            s[0] = root
+            for j in 1..<s.count {
+                var p = s[j] + delta
+                p = StyleGenerator.keepOffFace(p, shape: shape, clearance: faceClearanceMm)
+                s[j] = pushOut(p, shape: shape, margin: marginMm)
+            }
+            out += s
+        }
+        return StrandSet(pointsPerStrand: pointsPerStrand, positions: out)
+    }
+
+    /// `HeadShape.pushOutside` with enough Newton steps for points deep inside (imported grooms may start
+    /// well inside Coif's head).
+    static func pushOut(_ p: Vec3, shape: HeadShape, margin: Float) -> Vec3 {
+        var q = p
+        for _ in 0..<16 {
+            let d = shape.signedDistance(q)
+            if d >= margin { break }
+            q += shape.surfaceNormal(q) * (margin - d + 0.01)
+        }
+        return q
+    }
+
+    /// Reads, fits and places a groom file: the style's guides on Coif's head, with how it was fitted.
+    public static func load(path: String, headPath: String?, head: HeadModel, maxPointsPerStrand: Int = 32)
+        throws -> (strands: StrandSet, fit: GroomFit, format: String) {
+        let imported = try read(path: path)
+        let sourceHead = try headPath.map { try readMeshVertices(path: $0) }
+        let fit = fit(imported.strands, sourceHead: sourceHead, to: head)
+        let longest = imported.strands.map(\.count).max() ?? 2
+        let points = min(max(longest, 2), maxPointsPerStrand)
+        return (place(imported.strands, fit: fit, head: head, pointsPerStrand: points), fit, imported.format)
+    }
+
+    // MARK: Output
+
+    /// OBJ text of a placed groom (3 decimals, one `l` per strand), as the generator writes styles.
+    public static func objText(name: String, source: String, strands: StrandSet) -> String {
+        var out = "# Coif hairstyle '\(name)': \(strands.strandCount) guide strands × \(strands.pointsPerStrand) points, root first.\n"
+        out += "# Head space (mm, +x subject's left, +y up, +z toward camera). Imported by `coif groom import` from \(source).\n"
+        out += "o \(name)\n"
+        for v in strands.positions { out += "v \(fixed(v.x)) \(fixed(v.y)) \(fixed(v.z))\n" }
+        var index = 1
+        for _ in 0..<strands.strandCount {
+            out += "l"
+            for _ in 0..<strands.pointsPerStrand { out += " \(index)"; index += 1 }
+            out += "\n"
+        }
+        return out
+    }
+
+    /// Imports `path` as style `name` into `meshesDirectory`: writes styles/NAME.obj and adds (or replaces)
+    /// its entry in catalog.json there. Returns the entry.
+    @discardableResult
+    public static func importStyle(path: String, headPath: String?, name: String, meshesDirectory: String,
+                                   head: HeadModel) throws -> StyleEntry {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw CoifError.invalidOption(name: "-o", reason: "style name must be letters, digits, '-' or '_', got '\(name)'")
+        }
+        let catalogPath = (meshesDirectory as NSString).appendingPathComponent("catalog.json")
+        guard let catalogText = try? String(contentsOfFile: catalogPath, encoding: .utf8) else {
+            throw CoifError.inputMissing(path: catalogPath)
+        }
+        var catalog = try StyleCatalog.parse(json: catalogText)
+        let (strands, _, format) = try load(path: path, headPath: headPath, head: head)
+        var lengthMm: Float = 0
+        for i in 0..<strands.strandCount {
+            let s = strands.strand(i)
+            for j in s.indices.dropFirst() { lengthMm += length(s[j] - s[j - 1]) }
+        }
+        lengthMm /= Float(strands.strandCount)
+        let file = "styles/\(name).obj"
+        let source = (path as NSString).lastPathComponent
+        let entry = StyleEntry(name: name, file: file, description: "Imported from \(source)", tags: ["imported", format],
+                               length: lengthMm < 100 ? "short" : (lengthMm < 250 ? "medium" : "long"), texture: nil,
+                               faceShapes: nil, guides: strands.strandCount, pointsPerGuide: strands.pointsPerStrand,
+                               rootWidthMm: 0.3, tipWidthMm: 0.1)
+        if let i = catalog.styles.firstIndex(where: { $0.name == name }) { catalog.styles[i] = entry } else { catalog.styles.append(entry) }
+        try MeshGeneration.writeAtomically(objText(name: name, source: source, strands: strands),
+                                           to: (meshesDirectory as NSString).appendingPathComponent(file))
+        try MeshGeneration.writeAtomically(catalog.jsonText(), to: catalogPath)
+        return entry
+    }
+}
+
+extension StyleCatalog {
+    /// The catalog as the generator lays it out: one style per line, fixed key order.
+    public func jsonText() -> String {
+        func quoted(_ s: String) -> String {
+            let data = try? JSONEncoder().encode(s)
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        }
+        func list(_ items: [String]) -> String { "[" + items.map(quoted).joined(separator: ", ") + "]" }
+        var out = "{\n  \"default\": \(quoted(defaultStyle)),\n  \"styles\": [\n"
+        for (i, e) in styles.enumerated() {
+            out += "    {\"name\": \(quoted(e.name)), \"file\": \(quoted(e.file)), \"description\": \(quoted(e.description)), "
+            out += "\"tags\": \(list(e.tags)), "
+            if let length = e.length { out += "\"length\": \(quoted(length)), " }
+            if let texture = e.texture { out += "\"texture\": \(quoted(texture)), " }
+            if let shapes = e.faceShapes { out += "\"faceShapes\": \(list(shapes)), " }
+            out += "\"guides\": \(e.guides), \"pointsPerGuide\": \(e.pointsPerGuide), "
+            out += "\"rootWidthMm\": \(fixed(e.rootWidthMm)), \"tipWidthMm\": \(fixed(e.tipWidthMm))}"
+            out += i == styles.count - 1 ? "\n" : ",\n"
+        }
+        return out + "  ]\n}\n"
+    }
+}
+
+/// Uniform grid over points for "is any point within r of q" queries.
+struct PointGrid {
+    var cell: Float
+    var buckets: [SIMD3<Int32>: [Vec3]] = [:]
+    init(points: [Vec3], cell: Float) {
+        self.cell = max(cell, 1e-6)
+        for p in points { buckets[key(p), default: []].append(p) }
+    }
+    func key(_ p: Vec3) -> SIMD3<Int32> {
+        SIMD3<Int32>(Int32((p.x / cell).rounded(.down)), Int32((p.y / cell).rounded(.down)), Int32((p.z / cell).rounded(.down)))
+    }
+    func anyWithin(_ limitSquared: Float, of q: Vec3) -> Bool {
+        let k = key(q)
+        for dx in Int32(-1)...1 { for dy in Int32(-1)...1 { for dz in Int32(-1)...1 {
+            for p in buckets[k &+ SIMD3(dx, dy, dz)] ?? [] { let d = p - q; if dot(d, d) <= limitSquared { return true } }
+        } } }
+        return false
+    }
+}

@@ -1,0 +1,54 @@
+// coif preview STYLE_OR_FILE -o out.png [--view front|left|back|top] [--size 512] [--color SPEC]
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+
+struct Preview: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a hairstyle on Coif's own head, no photo needed.",
+        discussion: "STYLE_OR_FILE is a name from `coif styles` or a groom file (.tfx, .data, .obj, .gltf) that is fitted to Coif's head as `coif groom import` would, without writing anything."
+    )
+
+    @Argument(help: "A catalog style name or a groom file.")
+    var styleOrFile: String
+
+    @Option(name: [.short, .long], help: "Output PNG path.")
+    var output: String
+
+    @Option(help: "Camera: front, left (the subject's left side), back or top.")
+    var view: String = "front"
+
+    @Option(help: "Image width and height in pixels.")
+    var size: Int = 512
+
+    @Option(help: "Hair colour: #rrggbb, #rgb or a preset.")
+    var color: String = "dark-brown"
+
+    @Option(help: "For a groom file: its own head mesh (e.g. sintel.obj), used to fit it to Coif's head.")
+    var head: String?
+
+    @Option(help: "Seed for child strands.")
+    var seed: UInt64 = 1
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let start = monotonicMs()
+            guard let camera = PreviewView(rawValue: view) else {
+                throw CoifError.invalidOption(name: "--view", reason: "must be front, left, back or top, got '\(view)'")
+            }
+            let hairColor = try HairColor.parse(color)
+            try AtomicFile.checkWritable(output)
+            let engine = try PreviewEngine(logger: global.makeLogger())
+            let groom = try engine.groom(styleOrFile, headPath: head)
+            var timing = FrameTiming()
+            let image = try engine.render(groom, view: camera, sizePx: size, color: hairColor, seed: seed, timing: &timing)
+            try AtomicFile.write(try PNGFile.encode(image), to: output)
+            print("wrote \(output) (\(groom.name), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")
+        }
+    }
+}

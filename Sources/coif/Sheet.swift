@@ -1,0 +1,50 @@
+// coif sheet PHOTO -o sheet.png [--styles a,b,…] [--colors c,d,…]
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+
+struct Sheet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Every style on one photo as a labelled contact sheet (one row per colour).",
+        discussion: "The photo is analysed once; each tile is one render in the same process."
+    )
+
+    @Argument(help: "The portrait photo (JPEG, PNG or PPM).")
+    var photo: String
+
+    @Option(name: [.short, .long], help: "Output PNG path.")
+    var output: String
+
+    @Option(help: "Comma-separated style names (default: every catalog style).")
+    var styles: String?
+
+    @Option(help: "Comma-separated colours (#rrggbb, #rgb or presets).")
+    var colors: String = "dark-brown"
+
+    @Option(help: "Tile width in pixels.")
+    var tile: Int = 256
+
+    @Option(help: "Seed for child strands.")
+    var seed: UInt64 = 1
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let start = monotonicMs()
+            let parsedColors = try colors.split(separator: ",").map { try HairColor.parse(String($0)) }
+            var request = ContactSheetRequest(photoPath: photo, colors: parsedColors)
+            request.styles = styles.map { $0.split(separator: ",").map(String.init) } ?? []
+            request.tileWidthPx = tile
+            request.seed = seed
+            try AtomicFile.checkWritable(output)
+            let engine = try TryOnEngine(logger: global.makeLogger())
+            let (image, _) = try ContactSheet.render(request, engine: engine)
+            try AtomicFile.write(try PNGFile.encode(image), to: output)
+            print("wrote \(output) (\(image.width)x\(image.height), \(String(format: "%.1f", monotonicMs() - start)) ms)")
+        }
+    }
+}
