@@ -30,26 +30,59 @@ public final class PhotoAnalyzer {
         self.headLandmarks = headLandmarks
     }
 
-    /// decode → detect → landmarks → pose.
+    /// decode → detect → landmarks → pose. `.largest` uses `detectFaces` (the first detector pass that
+    /// finds anything); `.index(i)` is the i-th face of `analyseAll`, so indices match `--face all` and
+    /// `coif landmarks`. `.all` analyses the largest face here (use `analyseAll` for every face).
     public func analyse(photoPath: String, face choice: FaceChoice = .largest, fieldOfViewDegrees: Double? = nil,
                         timing: inout FrameTiming) throws -> PhotoAnalysis {
+        if case .index(let i) = choice {
+            let all = try analyseAll(photoPath: photoPath, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+            guard i >= 0 && i < all.count else {
+                throw CoifError.faceIndexOutOfRange(path: photoPath, index: i, found: all.count)
+            }
+            return all[i]
+        }
         let photo = try timing.measure(.decode) { try Photo.read(path: photoPath) }
         let gray = photo.image.grayscale()
         let boxes = timing.measure(.detect) { detectFaces(gray: gray) }
         guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
-        let ordered = boxes.sorted { $0.width * $0.height > $1.width * $1.height }
-        let box: FaceBox
-        switch choice {
-        case .largest: box = ordered[0]
-        case .index(let i):
-            guard i >= 0 && i < ordered.count else {
-                throw CoifError.faceIndexOutOfRange(path: photoPath, index: i, found: ordered.count)
+        let ordered = boxes.sorted(by: Self.largerFirst)
+        return try fit(photo: photo, gray: gray, boxes: ordered, box: ordered[0], fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+    }
+
+    /// A face other than the largest is kept by `analyseAll` only when the head pose reprojects its rigid
+    /// landmarks within this fraction of the box width (RMS). Measured: real faces 0.9–2.2% (messi5.jpg's
+    /// 37 px face turned 30°: 2.2%); a detection at score 0.01 on astronaut.png's hand: 3.5%.
+    public static let maxReprojectionPerBoxWidth = 0.03
+
+    /// Every face in the photo (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
+    /// decoded and detected once; landmarks and pose per face. Faces whose landmarks a rigid head does
+    /// not explain (`maxReprojectionPerBoxWidth`) are dropped, except the largest, so `all` always
+    /// includes the face `largest` would pick when both find it.
+    public func analyseAll(photoPath: String, fieldOfViewDegrees: Double? = nil, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        let photo = try timing.measure(.decode) { try Photo.read(path: photoPath) }
+        let gray = photo.image.grayscale()
+        let boxes = timing.measure(.detect) { detectAllFaces(gray: gray) }
+        guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
+        let ordered = boxes.sorted(by: Self.largerFirst)
+        var fits: [PhotoAnalysis] = []
+        for (i, box) in ordered.enumerated() {
+            guard let fit = try? fit(photo: photo, gray: gray, boxes: ordered, box: box, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing) else {
+                if i == 0 { throw CoifError.noFace(path: photoPath) }
+                continue
             }
-            box = ordered[i]
+            if i > 0 && fit.pose.reprojectionErrorPx > Self.maxReprojectionPerBoxWidth * Double(box.width) { continue }
+            fits.append(fit)
         }
+        let kept = fits.map(\.chosen.box)
+        return fits.map { var a = $0; a.faceBoxes = kept; return a }
+    }
+
+    private func fit(photo: Photo, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox, fieldOfViewDegrees: Double?,
+                     timing: inout FrameTiming) throws -> PhotoAnalysis {
         let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
+        guard landmarks.count == 68 else { throw CoifError.noFace(path: photo.path) }
         let face = Face(box: box, landmarks: landmarks)
-        let image = photo.image
         let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
         let pose = try timing.measure(.pose) {
             try solvePose(landmarks: landmarks, intrinsics: intrinsics)
@@ -59,19 +92,11 @@ public final class PhotoAnalyzer {
                              intrinsics: intrinsics, pose: pose, faceWidthPx: faceWidth)
     }
 
-    /// Every face in a photo, largest first, each with its 68 landmarks and head pose.
+    /// Every face in a photo (`detectAllFaces`), largest first, each with its 68 landmarks and head pose.
     public func fitAll(photoPath: String, fieldOfViewDegrees: Double? = nil) throws -> (photo: Photo, intrinsics: CameraIntrinsics, faces: [FaceFit]) {
-        let photo = try Photo.read(path: photoPath)
-        let gray = photo.image.grayscale()
-        let boxes = detectFaces(gray: gray).sorted { $0.width * $0.height > $1.width * $1.height }
-        guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
-        let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
-        let fits = try boxes.map { box -> FaceFit in
-            let landmarks = faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
-            let pose = try solvePose(landmarks: landmarks, intrinsics: intrinsics)
-            return FaceFit(box: box, landmarks: landmarks, pose: pose)
-        }
-        return (photo, intrinsics, fits)
+        var timing = FrameTiming()
+        let all = try analyseAll(photoPath: photoPath, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+        return (all[0].photo, all[0].intrinsics, all.map { FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose) })
     }
 
     /// The landmarks that move rigidly with the skull: nose (27–35), eyes (36–47) and the chin (8).
@@ -95,17 +120,94 @@ public final class PhotoAnalyzer {
         return .fieldOfView(horizontalDegrees: Self.defaultFieldOfViewDegrees, width: image.width, height: image.height)
     }
 
+    /// Detection runs on a copy whose long side is at most this (an integer box-filter downscale): the
+    /// HOG detector's cost grows with the pixel count, and a face in a photo this large is big enough to
+    /// find at a third of the size. Landmarks are always fitted at full resolution.
+    public static let detectionMaxSidePx = 2048
+
     /// dlib's HOG at the photo's own scale first (~20 ms at 512²); only when that finds nothing, once more
     /// on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px; only when that finds
     /// nothing either, OpenCV's profile cascade on the image and its mirror (faces turned past ~50°).
+    /// Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes come back in the
+    /// photo's pixels.
     public func detectFaces(gray: PixelImage) -> [FaceBox] {
-        let found = faceFinder.detect(gray: gray, upsample: 0)
-        if !found.isEmpty { return found }
-        if min(gray.width, gray.height) < 1200 {
-            let upsampled = faceFinder.detect(gray: gray, upsample: 1)
-            if !upsampled.isEmpty { return upsampled }
+        Self.onDetectionScale(gray) { gray in
+            let found = faceFinder.detect(gray: gray, upsample: 0)
+            if !found.isEmpty { return found }
+            if min(gray.width, gray.height) < 1200 {
+                let upsampled = faceFinder.detect(gray: gray, upsample: 1)
+                if !upsampled.isEmpty { return upsampled }
+            }
+            return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
         }
-        return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+    }
+
+    /// For `--face all|INDEX`, where every face matters, not only the first found: the photo's own scale,
+    /// plus (short side < 1200 px) the 2x upsampled pass for faces down to ~40 px (~4x the cost), merged:
+    /// a box that overlaps one already found (intersection over the smaller box > 0.3) is dropped, so the
+    /// boxes of `detectFaces` are kept as they are. Nothing at all → `detectFaces`'s profile fallback.
+    /// (A 4x pass found nothing more on messi5.jpg's blurred crowd, whose faces are ~10–15 px.)
+    public func detectAllFaces(gray: PixelImage) -> [FaceBox] {
+        Self.onDetectionScale(gray) { gray in
+            var found = faceFinder.detect(gray: gray, upsample: 0)
+            let shortSide = min(gray.width, gray.height)
+            let upsamples = shortSide < 1200 ? 1 : 0
+            for upsample in stride(from: 1, through: upsamples, by: 1) {
+                for box in faceFinder.detect(gray: gray, upsample: upsample) where !found.contains(where: { Self.overlap($0, box) > 0.3 }) {
+                    found.append(box)
+                }
+            }
+            if !found.isEmpty { return found }
+            return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+        }
+    }
+
+    /// Face order for `--face INDEX`: larger box area first; dlib's boxes come in a few fixed sizes, so
+    /// ties are common: then higher detector score, then left to right, then top to bottom.
+    public static func largerFirst(_ a: FaceBox, _ b: FaceBox) -> Bool {
+        let areaA = a.width * a.height, areaB = b.width * b.height
+        if areaA != areaB { return areaA > areaB }
+        if a.score != b.score { return a.score > b.score }
+        if a.left != b.left { return a.left < b.left }
+        return a.top < b.top
+    }
+
+    /// Intersection area over the smaller box's area.
+    static func overlap(_ a: FaceBox, _ b: FaceBox) -> Float {
+        let w = max(0, min(a.right, b.right) - max(a.left, b.left)), h = max(0, min(a.bottom, b.bottom) - max(a.top, b.top))
+        let smaller = min(a.width * a.height, b.width * b.height)
+        return smaller > 0 ? w * h / smaller : 0
+    }
+
+    /// Runs `detect` on `gray`, or on a box-filtered copy shrunk by the smallest integer factor that brings
+    /// the long side to `detectionMaxSidePx`, scaling the boxes back.
+    static func onDetectionScale(_ gray: PixelImage, _ detect: (PixelImage) -> [FaceBox]) -> [FaceBox] {
+        let longSide = max(gray.width, gray.height)
+        guard longSide > detectionMaxSidePx else { return detect(gray) }
+        let factor = (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx
+        let small = downscale(gray, by: factor)
+        let s = Float(factor)
+        return detect(small).map { FaceBox(left: $0.left * s, top: $0.top * s, right: $0.right * s, bottom: $0.bottom * s, score: $0.score) }
+    }
+
+    /// Mean of each factor×factor block of a 1-channel image (partial blocks at the edges are dropped).
+    static func downscale(_ gray: PixelImage, by factor: Int) -> PixelImage {
+        let w = gray.width / factor, h = gray.height / factor
+        var out = [UInt8](repeating: 0, count: w * h)
+        let area = factor * factor
+        gray.pixels.withUnsafeBufferPointer { src in
+            for y in 0..<h {
+                for x in 0..<w {
+                    var sum = 0
+                    for dy in 0..<factor {
+                        let row = (y * factor + dy) * gray.width + x * factor
+                        for dx in 0..<factor { sum += Int(src[row + dx]) }
+                    }
+                    out[y * w + x] = UInt8((sum + area / 2) / area)
+                }
+            }
+        }
+        return PixelImage(width: w, height: h, channels: 1, pixels: out)
     }
 }
 

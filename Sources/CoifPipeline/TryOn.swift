@@ -14,6 +14,9 @@ import Logging
 public enum FaceChoice: Sendable, Equatable {
     case largest
     case index(Int)
+    /// Every face found, nearest drawn last (see `TryOnEngine.renderAll`).
+    case all
+
 }
 
 /// Everything one still needs, with the defaults a user gets from `coif render`.
@@ -111,6 +114,64 @@ public final class TryOnEngine {
     /// scene → render → readback → composite, for an analysed photo.
     public func render(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
                        timing: inout FrameTiming) throws -> TryOnResult {
+        let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail, timing: &timing)
+        let image = analysis.photo.image
+        let images = timing.measure(.composite) { compositor.composite(layer: layer, over: image) }
+        timing.renderer = renderer.context.renderer
+        timing.imageWidth = image.width
+        timing.imageHeight = image.height
+        timing.strandCount = strands.strandCount
+        timing.segmentCount = strands.segmentCount
+        timing.faceWidthPx = analysis.faceWidthPx
+        return TryOnResult(images: images, timing: timing, levelOfDetail: lod, analysis: analysis)
+    }
+
+    /// Hair on every analysed face of one photo (`PhotoAnalyzer.analyseAll`). Each face's hair layer is
+    /// drawn as `render` draws one, then the layers are laid over each other farthest first (decreasing
+    /// tvec z: the head origin's depth in the camera), so a nearer head's hair covers a farther one's:
+    /// `acc = layer + (1 − α_layer)·acc` in premultiplied linear light, then composited over the photo
+    /// once, exactly as a single layer is. The result's analysis and level of detail are the first
+    /// (largest) face's; the timing's strand and segment counts are the sums over faces.
+    public func renderAll(analyses: [PhotoAnalysis], style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
+                          timing: inout FrameTiming) throws -> TryOnResult {
+        guard let first = analyses.first else { throw CoifError.internalError("renderAll: no faces") }
+        let image = first.photo.image
+        var accumulated = HairLayer(width: image.width, height: image.height)
+        var strandCount = 0, segmentCount = 0
+        var firstLod: LevelOfDetail?
+        let farthestFirst = analyses.enumerated().sorted { a, b in
+            a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
+        }
+        for (index, analysis) in farthestFirst {
+            let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail, timing: &timing)
+            if index == 0 { firstLod = lod }
+            strandCount += strands.strandCount
+            segmentCount += strands.segmentCount
+            timing.measure(.composite) {
+                layer.rgba.withUnsafeBufferPointer { near in
+                    accumulated.rgba.withUnsafeMutableBufferPointer { acc in
+                        for p in 0..<(image.width * image.height) {
+                            let alpha = min(max(near[p * 4 + 3], 0), 1)
+                            if alpha == 0 { continue }
+                            for c in 0..<4 { acc[p * 4 + c] = near[p * 4 + c] + (1 - alpha) * acc[p * 4 + c] }
+                        }
+                    }
+                }
+            }
+        }
+        let images = timing.measure(.composite) { compositor.composite(layer: accumulated, over: image) }
+        timing.renderer = renderer.context.renderer
+        timing.imageWidth = image.width
+        timing.imageHeight = image.height
+        timing.strandCount = strandCount
+        timing.segmentCount = segmentCount
+        timing.faceWidthPx = first.faceWidthPx
+        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    /// scene → render → readback of one face's hair into `layer`.
+    private func drawLayer(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double,
+                           timing: inout FrameTiming) throws -> (LevelOfDetail, StrandGeometry) {
         let entry = try style(named: name)
         let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail)
         let (strands, shell) = try timing.measure(.scene) {
@@ -129,14 +190,7 @@ public final class TryOnEngine {
             renderer.finish()
         }
         try timing.measure(.readback) { try renderer.readBack(into: &layer) }
-        let images = timing.measure(.composite) { compositor.composite(layer: layer, over: image) }
-        timing.renderer = renderer.context.renderer
-        timing.imageWidth = image.width
-        timing.imageHeight = image.height
-        timing.strandCount = strands.strandCount
-        timing.segmentCount = strands.segmentCount
-        timing.faceWidthPx = analysis.faceWidthPx
-        return TryOnResult(images: images, timing: timing, levelOfDetail: lod, analysis: analysis)
+        return (lod, strands)
     }
 
     /// The whole still: analyse, render, encode and write the composite (and layers, timing).
@@ -152,10 +206,17 @@ public final class TryOnEngine {
         if let timingPath = request.timingPath { try AtomicFile.checkWritable(timingPath) }
 
         var timing = FrameTiming()
-        let analysis = try analyse(photoPath: request.photoPath, face: request.face,
-                                   fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
-        var result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
+        var result: TryOnResult
+        if request.face == .all {
+            let analyses = try analyzer.analyseAll(photoPath: request.photoPath, fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
+            result = try renderAll(analyses: analyses, style: request.style, color: request.color, seed: request.seed,
+                                   detail: request.detail, timing: &timing)
+        } else {
+            let analysis = try analyse(photoPath: request.photoPath, face: request.face,
+                                       fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
+            result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
                                 detail: request.detail, timing: &timing)
+        }
         var images: [(path: String, image: PixelImage)] = [(request.outputPath, result.images.composite)]
         if let directory = request.layersDirectory {
             images += [(directory + "/hair.png", result.images.hair), (directory + "/matte.png", result.images.matte)]

@@ -7,7 +7,7 @@ import Foundation
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self]
     )
 }
 
@@ -90,6 +90,35 @@ struct EvalPose: ParsableCommand {
             print(String(format: "images %d, detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
                          report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
                          f(report.meanMAE) as NSString))
+        }
+    }
+}
+
+struct EvalRobustness: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "robustness",
+        abstract: "How far detection and landmarks stretch on a real photo: smallest face, largest roll, largest yaw, many faces.",
+        discussion: "Smallest: the photo downscaled ×0.85 per step until its face is lost. Roll: rotated about the face in 5° steps. Yaw: AFLW2000-3D's sample (skipped when absent). Many: the face crop tiled 8×8."
+    )
+    @Argument(help: "The photo (default: Debian python3-skimage's astronaut.png).")
+    var photo: String = "/usr/lib/python3/dist-packages/skimage/data/astronaut.png"
+    @Option(help: "AFLW2000-3D directory (default: $COIF_TESTDATA/headpose_aflw2000_3d, else ../shared/testdata/headpose_aflw2000_3d).")
+    var aflw: String?
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            _ = global.makeLogger()
+            let testdata = ProcessInfo.processInfo.environment["COIF_TESTDATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "../shared/testdata"
+            let report = try RobustnessProbe(analyzer: try PhotoAnalyzer.standard())
+                .run(photoPath: photo, aflwDirectory: aflw ?? testdata + "/headpose_aflw2000_3d")
+            if json { try printJSON(report); return }
+            print("\(photo)")
+            func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+            print(pad("test", 14) + " " + pad("result", 13) + " how")
+            for row in report.rows { print(pad(row.test, 14) + " " + pad(row.result, 13) + " " + row.detail) }
         }
     }
 }

@@ -20,13 +20,26 @@ struct Landmarks: ParsableCommand {
     @Option(help: "Horizontal field of view in degrees (default: EXIF focal length, else 50).")
     var fovDegrees: Double?
 
+    @Option(help: "Which faces: 'all' (default), 'largest', or a 0-based index in order of size.")
+    var face: String = "all"
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
             let analyzer = try PhotoAnalyzer.standard()
-            let (photo, intrinsics, faces) = try analyzer.fitAll(photoPath: photo, fieldOfViewDegrees: fovDegrees)
+            let choice = try parseFaceChoice(face)
+            var (photo, intrinsics, faces) = try analyzer.fitAll(photoPath: photo, fieldOfViewDegrees: fovDegrees)
+            switch choice {
+            case .all: break
+            case .largest: faces = [faces[0]]
+            case .index(let i):
+                guard i < faces.count else {
+                    throw CoifError.faceIndexOutOfRange(path: self.photo, index: i, found: faces.count)
+                }
+                faces = [faces[i]]
+            }
             if json {
                 let record: [String: Any] = [
                     "photo": self.photo,

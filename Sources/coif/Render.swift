@@ -10,7 +10,7 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a hairstyle onto the face in a photo and write the composite PNG.",
         discussion: """
-        The photo may be JPEG (EXIF orientation honoured), PNG or PPM. The largest face gets the hair.
+        The photo may be JPEG (EXIF orientation honoured), PNG or PPM. The largest face gets the hair (--face picks another, or all).
         Output is written to a temporary file and renamed, so OUT.png is either complete or absent.
         """
     )
@@ -39,7 +39,7 @@ struct Render: ParsableCommand {
     @Option(help: "Horizontal field of view of the photo's camera in degrees (default: EXIF focal length, else 50).")
     var fovDegrees: Double?
 
-    @Option(help: "Which face: 'largest' or a 0-based index in order of size.")
+    @Option(help: "Which face: 'largest', 'all' (hair on every face, nearest drawn last) or a 0-based index in order of size.")
     var face: String = "largest"
 
     @Option(help: "PNG encoder effort: fast (zlib level 1) or small (libpng default).")
@@ -97,8 +97,9 @@ struct Render: ParsableCommand {
 
 func parseFaceChoice(_ text: String) throws -> FaceChoice {
     if text == "largest" { return .largest }
+    if text == "all" { return .all }
     guard let index = Int(text), index >= 0 else {
-        throw CoifError.invalidOption(name: "--face", reason: "must be 'largest' or a 0-based index, got '\(text)'")
+        throw CoifError.invalidOption(name: "--face", reason: "must be 'largest', 'all' or a 0-based index, got '\(text)'")
     }
     return .index(index)
 }

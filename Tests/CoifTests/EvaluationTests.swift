@@ -93,3 +93,20 @@ final class EvaluationTests: XCTestCase {
         XCTAssertLessThan(dlib.meanNME ?? 1, 0.03, "these labels are dlib's own output")
     }
 }
+
+final class RobustnessTests: XCTestCase {
+    /// `coif eval robustness` on astronaut.png (the yaw row, AFLW's pose evaluation, is tested above and
+    /// skipped here). Measured: smallest face 30 px (jaw to jaw, at 164×164), roll +25°/−40°, 64 of 64
+    /// tiled faces. The bounds leave a step of slack.
+    func testRobustnessOnAstronaut() throws {
+        let analyzer = try PhotoAnalyzer.standard()
+        let report = try RobustnessProbe(analyzer: analyzer).run(photoPath: try Fixtures.requireAstronaut(),
+                                                                 aflwDirectory: nil)
+        for row in report.rows { print("RobustnessTests: \(row.test): \(row.result) — \(row.detail)") }
+        XCTAssertEqual(report.rows.map(\.test), ["smallest face", "largest roll", "largest yaw", "many faces"])
+        XCTAssertLessThanOrEqual(Int(report.rows[0].result.prefix { $0.isNumber }) ?? 999, 40)
+        XCTAssertGreaterThanOrEqual(Int(report.rows[3].result.prefix { $0.isNumber }) ?? 0, 60)
+        XCTAssertEqual(report.rows[2].result, "skipped")
+        XCTAssertTrue(report.rows[1].result.hasPrefix("+2") || report.rows[1].result.hasPrefix("+3"), report.rows[1].result)
+    }
+}

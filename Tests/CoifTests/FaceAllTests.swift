@@ -1,0 +1,197 @@
+// FaceAllTests: `--face all|INDEX` on photos with several faces (hair on every face, nearest drawn
+// last), and OddPhotoTests: very large, grayscale, 16-bit and tiny photos through the real pipeline.
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import Foundation
+import XCTest
+
+/// Bilinear RGB resize for building test photos out of real ones.
+func resizedRGB(_ image: PixelImage, width: Int, height: Int) -> PixelImage {
+    var out = PixelImage(width: width, height: height, channels: 3)
+    let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
+    for y in 0..<height {
+        let fy = min(max((Double(y) + 0.5) * sy - 0.5, 0), Double(image.height - 1))
+        let y0 = Int(fy), y1 = min(y0 + 1, image.height - 1), wy = fy - Double(y0)
+        for x in 0..<width {
+            let fx = min(max((Double(x) + 0.5) * sx - 0.5, 0), Double(image.width - 1))
+            let x0 = Int(fx), x1 = min(x0 + 1, image.width - 1), wx = fx - Double(x0)
+            for c in 0..<3 {
+                func p(_ x: Int, _ y: Int) -> Double { Double(image.pixels[(y * image.width + x) * 3 + c]) }
+                let v = (p(x0, y0) * (1 - wx) + p(x1, y0) * wx) * (1 - wy) + (p(x0, y1) * (1 - wx) + p(x1, y1) * wx) * wy
+                out.pixels[(y * width + x) * 3 + c] = UInt8(v.rounded())
+            }
+        }
+    }
+    return out
+}
+
+/// `image` pasted into `canvas` at (left, top).
+func paste(_ image: PixelImage, into canvas: inout PixelImage, left: Int, top: Int) {
+    for y in 0..<image.height {
+        let dst = ((top + y) * canvas.width + left) * 3, src = y * image.width * 3
+        canvas.pixels.replaceSubrange(dst..<(dst + image.width * 3), with: image.pixels[src..<(src + image.width * 3)])
+    }
+}
+
+func meanMatte(_ matte: PixelImage, x0: Float, y0: Float, x1: Float, y1: Float) -> Float {
+    var sum = 0, count = 0
+    for y in max(Int(y0), 0)...min(Int(y1), matte.height - 1) {
+        for x in max(Int(x0), 0)...min(Int(x1), matte.width - 1) {
+            sum += Int(matte.pixels[y * matte.width + x])
+            count += 1
+        }
+    }
+    return count == 0 ? 0 : Float(sum) / Float(count * 255)
+}
+
+/// Mean matte over the upper forehead of a face: above the brows, between the brow ends.
+func foreheadCoverage(_ matte: PixelImage, _ l: [Vec2]) -> Float {
+    let eyes = l[45].x - l[36].x
+    let browTop = (17...26).map { l[$0].y }.min()!
+    return meanMatte(matte, x0: l[17].x, y0: browTop - 0.7 * eyes, x1: l[26].x, y1: browTop - 0.35 * eyes)
+}
+
+final class FaceAllTests: XCTestCase {
+    /// astronaut.png twice on one 900×512 canvas: full size on the left, at 0.6 on the right (a farther head).
+    func twoFacePhoto() throws -> String {
+        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        var canvas = PixelImage(width: 900, height: 512, channels: 3, fill: 40)
+        paste(photo, into: &canvas, left: 0, top: 0)
+        paste(resizedRGB(photo, width: 307, height: 307), into: &canvas, left: 570, top: 120)
+        let path = try Fixtures.temporaryDirectory() + "/two.png"
+        try AtomicFile.write(try PNGFile.encode(canvas), to: path)
+        return path
+    }
+
+    func testAllPutsHairOnEveryFaceFarthestFirst() throws {
+        let engine = try Fixtures.sharedEngine()
+        let path = try twoFacePhoto()
+        var timing = FrameTiming()
+        let analyses = try engine.analyzer.analyseAll(photoPath: path, timing: &timing)
+        XCTAssertEqual(analyses.count, 2, "a low-score detection on the hand is dropped (reprojection 3.5% of its box)")
+        XCTAssertGreaterThan(analyses[1].pose.tvec[2], analyses[0].pose.tvec[2] * 1.3, "the smaller head is farther")
+        let result = try engine.renderAll(analyses: analyses, style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+        for (i, a) in analyses.enumerated() {
+            let coverage = foreheadCoverage(result.images.matte, a.chosen.landmarks)
+            print(String(format: "FaceAllTests: face %d forehead coverage %.2f", i, coverage))
+            XCTAssertGreaterThan(coverage, 0.5, "face \(i) has no hair on its forehead")
+        }
+        // The largest face alone is the single-face render of it: same matte where the other head's hair is absent.
+        let single = try engine.render(analysis: analyses[0], style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+        let left = meanMatte(single.images.matte, x0: 0, y0: 0, x1: 500, y1: 511), leftAll = meanMatte(result.images.matte, x0: 0, y0: 0, x1: 500, y1: 511)
+        XCTAssertEqual(left, leftAll, accuracy: 0.002)
+    }
+
+    func testIndexPicksAnotherFaceAndLargestIsIndexZero() throws {
+        let engine = try Fixtures.sharedEngine()
+        let path = try twoFacePhoto()
+        let directory = try Fixtures.temporaryDirectory()
+        var bytes: [String: Data] = [:]
+        for (name, face) in [("largest", FaceChoice.largest), ("0", .index(0)), ("1", .index(1))] {
+            var request = TryOnRequest(photoPath: path, color: try HairColor.parse("black"), outputPath: "\(directory)/\(name).png")
+            request.face = face
+            try engine.run(request)
+            bytes[name] = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(name).png"))
+        }
+        XCTAssertEqual(bytes["largest"], bytes["0"])
+        XCTAssertNotEqual(bytes["0"], bytes["1"])
+    }
+
+    /// messi5.jpg: dlib finds one face (the crowd behind is a 10–15 px blur), so `all` is that face and
+    /// index 1 is out of range; 99 → exit 13 with one line, and nothing written.
+    func testMessiAllAndOutOfRangeIndex() throws {
+        let messi = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg"
+        guard FileManager.default.isReadableFile(atPath: messi) else { throw XCTSkip("\(messi) missing (Debian opencv-doc)") }
+        let engine = try Fixtures.sharedEngine()
+        let directory = try Fixtures.temporaryDirectory()
+        var request = TryOnRequest(photoPath: messi, color: try HairColor.parse("blonde"), outputPath: directory + "/all.png")
+        request.face = .all
+        let result = try engine.run(request)
+        XCTAssertGreaterThan(foreheadCoverage(result.images.matte, result.analysis.chosen.landmarks), 0.3)
+        let bad = try Fixtures.runCoif(["render", messi, "--face", "99", "-o", directory + "/bad.png"])
+        XCTAssertEqual(bad.status, 13)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+        XCTAssertFalse(Fixtures.listing(directory).contains("bad.png"))
+        var timing = FrameTiming()
+        XCTAssertThrowsError(try engine.analyse(photoPath: messi, face: .index(1), timing: &timing)) {
+            XCTAssertEqual(($0 as? CoifError)?.exitCode, 13)
+        }
+    }
+
+    /// dlib's own test image with 7 annotated faces: `all` finds and fits all 7.
+    func testGroupPhotoFindsEveryAnnotatedFace() throws {
+        let path = Fixtures.testdata.appendingPathComponent("landmarks68/dlib_faces/2008_004176.jpg").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("FaceAllTests: skipping, \(path) is absent (set COIF_TESTDATA)")
+            throw XCTSkip("\(path) absent")
+        }
+        var timing = FrameTiming()
+        XCTAssertEqual(try Fixtures.sharedEngine().analyzer.analyseAll(photoPath: path, timing: &timing).count, 7)
+    }
+}
+
+final class OddPhotoTests: XCTestCase {
+    func render(_ path: String, _ directory: String) throws -> TryOnResult {
+        var request = TryOnRequest(photoPath: path, color: try HairColor.parse("auburn"), outputPath: directory + "/out-" + (path as NSString).lastPathComponent)
+        request.face = .largest
+        return try Fixtures.sharedEngine().run(request)
+    }
+
+    /// A gray PNG renders; a 16-bit PNG of the same pixels (×257) decodes to the same 8 bits and so
+    /// renders the same bytes as the 8-bit photo.
+    func testGrayAndSixteenBitPNGsRender() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        try AtomicFile.write(try PNGFile.encode(photo.grayscale()), to: directory + "/gray.png")
+        let gray = try render(directory + "/gray.png", directory)
+        XCTAssertGreaterThan(foreheadCoverage(gray.images.matte, gray.analysis.chosen.landmarks), 0.5)
+        try AtomicFile.write(try PNGFile.encode16(samples: photo.pixels.map { UInt16($0) * 257 }, width: photo.width, height: photo.height, channels: 3),
+                             to: directory + "/sixteen.png")
+        try AtomicFile.write(try PNGFile.encode(photo), to: directory + "/eight.png")
+        let sixteen = try render(directory + "/sixteen.png", directory), eight = try render(directory + "/eight.png", directory)
+        XCTAssertEqual(sixteen.images.composite, eight.images.composite)
+    }
+
+    /// 6000×4000 with astronaut upscaled 5× in it: detection runs on a 2000×1333 copy, landmarks at full
+    /// resolution (the face is 5× as wide as in the original).
+    func testVeryLargePhoto() throws {
+        let engine = try Fixtures.sharedEngine()
+        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        var timing = FrameTiming()
+        let small = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        var canvas = PixelImage(width: 6000, height: 4000, channels: 3, fill: 90)
+        var big = PixelImage(width: 2560, height: 2560, channels: 3)
+        for y in 0..<2560 {  // nearest-neighbour ×5: cheap, and the face keeps its shape
+            let src = (y / 5) * 512 * 3
+            for x in 0..<2560 {
+                let s = src + (x / 5) * 3, d = (y * 2560 + x) * 3
+                big.pixels[d] = photo.pixels[s]; big.pixels[d + 1] = photo.pixels[s + 1]; big.pixels[d + 2] = photo.pixels[s + 2]
+            }
+        }
+        paste(big, into: &canvas, left: 1700, top: 700)
+        let path = try Fixtures.temporaryDirectory() + "/large.png"
+        try AtomicFile.write(try PNGFile.encode(canvas), to: path)
+        timing = FrameTiming()
+        let large = try engine.analyse(photoPath: path, timing: &timing)
+        print(String(format: "OddPhotoTests: 6000x4000: detect %.0f ms, landmarks %.1f ms, face %.0f px (512² original %.0f px)",
+                     timing[.detect] ?? -1, timing[.landmarks] ?? -1, large.faceWidthPx, small.faceWidthPx))
+        XCTAssertEqual(large.faceWidthPx / small.faceWidthPx, 5, accuracy: 0.25)
+        XCTAssertEqual(Double(large.chosen.landmarks[30].x), Double(small.chosen.landmarks[30].x) * 5 + 1700 + 2, accuracy: 15)
+    }
+
+    /// 64×64: the face (~12 px) is below what the detector finds even upsampled: `noFace` (exit 13,
+    /// printed as one line "coif: PATH: no face found"), and nothing is written.
+    func testTinyPhotoFailsWithNoFace() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        try AtomicFile.write(try PNGFile.encode(resizedRGB(photo, width: 64, height: 64)), to: directory + "/tiny.png")
+        XCTAssertThrowsError(try render(directory + "/tiny.png", directory)) { error in
+            guard let error = error as? CoifError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.exitCode, 13)
+            XCTAssertEqual(error.description, "\(directory)/tiny.png: no face found")
+        }
+        XCTAssertEqual(Fixtures.listing(directory), ["tiny.png"])
+    }
+}
