@@ -2,9 +2,11 @@
 // bands on every core (DispatchQueue.concurrentPerform). Inner loops allocate nothing: each band owns its
 // accumulators and writes only its own rows of the shared planes.
 //   1. per pixel: channel errors, sums, luma of both images (for SSIM and anti-aliasing), ΔE00 when the
-//      colours differ, and the pixel's cell in the difference map;
-//   2. per differing pixel: the anti-aliasing test, counts and the bounding box;
-//   3. SSIM over 8×8 windows of the two luma planes.
+//      colours differ (fast path for the mean, the reference formula for the maximum — see PixelReader),
+//      the pixel's cell in the difference map, and which rows' luma differ;
+//   2. per differing pixel (skipped when none): the anti-aliasing test, its flatness answers memoised per
+//      band, counts and the bounding box;
+//   3. SSIM over 8×8 windows of the two luma planes (windows over rows with equal luma score 1 unsummed).
 import CoifCore
 import CoifMedia
 import Dispatch
@@ -54,9 +56,11 @@ enum Comparator {
     private static func run<S: FixedWidthInteger & UnsignedInteger>(_ sa: [S], _ sb: [S], _ layout: DiffImage,
                                                                     options: DiffOptions, scale: Double) -> (ImageDifference, DifferenceMap?) {
         let width = layout.width, height = layout.height, pixels = width * height
-        var cells = [UInt8](repeating: 0, count: pixels)
-        var lumaA = [Float](repeating: 0, count: pixels)
-        var lumaB = [Float](repeating: 0, count: pixels)
+        // Pass 1 writes every element of these: no need to clear them first.
+        var cells = [UInt8](unsafeUninitializedCapacity: pixels) { _, n in n = pixels }
+        var lumaA = [Float](unsafeUninitializedCapacity: pixels) { _, n in n = pixels }
+        var lumaB = [Float](unsafeUninitializedCapacity: pixels) { _, n in n = pixels }
+        var rowDiffers = [UInt8](unsafeUninitializedCapacity: height) { _, n in n = height }
         let bands = bandCount(rows: height)
         var pass1 = [PixelStats](repeating: PixelStats(), count: bands)
         var pass2 = [EdgeStats](repeating: EdgeStats(), count: bands)
@@ -73,27 +77,38 @@ enum Comparator {
         lumaB.withUnsafeMutableBufferPointer { plb in
         tables.linear8.withUnsafeBufferPointer { lin in
         tables.encoded16.withUnsafeBufferPointer { enc in
+        rowDiffers.withUnsafeMutableBufferPointer { prd in
+        FastDeltaE.shared.withTables { deltaETables in
             let image = PixelReader(a: pa.baseAddress!, b: pb.baseAddress!, width: width, height: height,
                                     channels: layout.channels,
                                     linear8: lin.baseAddress ?? UnsafePointer(bitPattern: 8)!,
                                     encoded16: enc.baseAddress ?? UnsafePointer(bitPattern: 8)!)
             let mask = options.mask == nil ? nil : pm.baseAddress
-            let shared = Planes(cells: pc.baseAddress!, lumaA: pla.baseAddress!, lumaB: plb.baseAddress!, mask: mask)
+            let shared = Planes(cells: pc.baseAddress!, lumaA: pla.baseAddress!, lumaB: plb.baseAddress!, mask: mask,
+                                rowDiffers: prd.baseAddress!)
             // Integer threshold in native units: d > t ⇔ d > ⌊t⌋ for integer d.
             let limit = UInt32(min((options.threshold * scale).rounded(.down), Double(UInt32.max)))
             pass1.withUnsafeMutableBufferPointer { out in
                 let results = SharedPointer(base: out.baseAddress!)
                 DispatchQueue.concurrentPerform(iterations: bands) { band in
                     let rows = bandRows(band, of: bands, rows: height)
-                    results.base[band] = image.pixelPass(rows: rows, limit: limit, scale: scale, planes: shared)
+                    results.base[band] = image.pixelPass(rows: rows, limit: limit, scale: scale, planes: shared,
+                                                        tables: deltaETables)
                 }
             }
             let ignore = options.ignoreAntialiasing
-            pass2.withUnsafeMutableBufferPointer { out in
-                let results = SharedPointer(base: out.baseAddress!)
-                DispatchQueue.concurrentPerform(iterations: bands) { band in
-                    let rows = bandRows(band, of: bands, rows: height)
-                    results.base[band] = image.edgePass(rows: rows, ignoreAntialiasing: ignore, planes: shared)
+            if pass1.contains(where: { $0.differing > 0 }) {
+                // Zeroed by calloc: large blocks come straight from mmap, so untouched pages cost nothing.
+                let flags = calloc(pixels, 1)!.assumingMemoryBound(to: UInt8.self)
+                defer { free(flags) }
+                let memo = SharedPointer(base: flags)
+                pass2.withUnsafeMutableBufferPointer { out in
+                    let results = SharedPointer(base: out.baseAddress!)
+                    DispatchQueue.concurrentPerform(iterations: bands) { band in
+                        let rows = bandRows(band, of: bands, rows: height)
+                        results.base[band] = image.edgePass(rows: rows, ignoreAntialiasing: ignore, planes: shared,
+                                                            flat: memo.base)
+                    }
                 }
             }
             if width >= SSIM.window && height >= SSIM.window {
@@ -103,11 +118,12 @@ enum Comparator {
                     DispatchQueue.concurrentPerform(iterations: bands) { band in
                         let rows = bandRows(band, of: bands, rows: windowRows)
                         results.base[band] = SSIM.windows(rows: rows, width: width, lumaA: shared.lumaA,
-                                                          lumaB: shared.lumaB, mask: shared.mask)
+                                                          lumaB: shared.lumaB, mask: shared.mask,
+                                                          rowDiffers: shared.rowDiffers)
                     }
                 }
             }
-        }}}}}}}}
+        }}}}}}}}}}
 
         var p = PixelStats(), e = EdgeStats(), w = WindowStats()
         for s in pass1 { p.merge(s) }
@@ -146,11 +162,15 @@ struct Planes: @unchecked Sendable {
     let lumaA: UnsafeMutablePointer<Float>
     let lumaB: UnsafeMutablePointer<Float>
     let mask: UnsafePointer<UInt8>?
+    /// Per row: 1 when some pixel's luma differs between the images.
+    let rowDiffers: UnsafeMutablePointer<UInt8>
 }
 
 /// Pass-1 accumulators of one band; integer sums are in native sample units.
 struct PixelStats {
     var compared = 0
+    /// Pixels off by more than the threshold (before anti-aliasing).
+    var differing = 0
     var sumAbsolute: UInt64 = 0
     var sumSquared: UInt64 = 0
     var maxError: UInt32 = 0
@@ -159,6 +179,7 @@ struct PixelStats {
 
     mutating func merge(_ o: PixelStats) {
         compared += o.compared
+        differing += o.differing
         sumAbsolute += o.sumAbsolute
         sumSquared += o.sumSquared
         maxError = max(maxError, o.maxError)

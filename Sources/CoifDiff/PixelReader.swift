@@ -66,16 +66,38 @@ struct PixelReader<S: FixedWidthInteger & UnsignedInteger>: @unchecked Sendable 
         return LabColor(linearR: r, g: g, b: bl)
     }
 
+    /// Fast CIELAB of pixel `i` of `image` (see `FastDeltaE`).
+    @inline(__always)
+    func fastLab(_ image: UnsafePointer<S>, _ i: Int) -> (l: Double, a: Double, b: Double) {
+        let (r, g, bl) = linearRGB(image, i)
+        return FastDeltaE.lab(r, g, bl)
+    }
+
+    /// The samples of one pixel packed in a word (at most 4 channels of at most 16 bits), for equality.
+    @inline(__always)
+    func key(_ p: UnsafePointer<S>) -> UInt64 {
+        var k: UInt64 = 0
+        for c in 0..<channels { k = k << UInt64(S.bitWidth) | UInt64(p[c]) }
+        return k
+    }
+
     /// Pass 1 over `rows`: error sums, luma planes, ΔE00 where colours differ, cells (errors > `limit`,
-    /// native units, get their 8-bit-scale error; `scale` is 1 or 257).
-    func pixelPass(rows: Range<Int>, limit: UInt32, scale: Double, planes: Planes) -> PixelStats {
+    /// native units, get their 8-bit-scale error; `scale` is 1 or 257), and which rows' luma differ.
+    /// ΔE00 comes from `FastDeltaE` for the mean; a pixel whose fast value comes within 1e-6 of the band's
+    /// maximum so far is recomputed with the reference `CIEDE2000.difference`, so the maximum is exact.
+    /// A pixel pair identical to the previous differing pair (flat regions) reuses its ΔE00.
+    func pixelPass(rows: Range<Int>, limit: UInt32, scale: Double, planes: Planes, tables: FastDeltaE.Tables) -> PixelStats {
         var stats = PixelStats()
         let c = channels
+        var lastA: UInt64 = ~0, lastB: UInt64 = ~0, lastDeltaE = 0.0
         for y in rows {
+            var rowDiffers = false
             for x in 0..<width {
                 let i = y * width + x
-                planes.lumaA[i] = luma(a, i)
-                planes.lumaB[i] = luma(b, i)
+                let la = luma(a, i), lb = luma(b, i)
+                planes.lumaA[i] = la
+                planes.lumaB[i] = lb
+                rowDiffers = rowDiffers || la != lb
                 if let mask = planes.mask, mask[i] == 0 {
                     planes.cells[i] = DifferenceMap.notCompared
                     continue
@@ -83,38 +105,56 @@ struct PixelReader<S: FixedWidthInteger & UnsignedInteger>: @unchecked Sendable 
                 stats.compared += 1
                 let pa = a + i * c, pb = b + i * c
                 var pixelMax: UInt32 = 0
+                var sumAbsolute: UInt32 = 0, sumSquared: UInt64 = 0
                 for k in 0..<c {
                     let va = UInt32(pa[k]), vb = UInt32(pb[k])
                     let d = va > vb ? va - vb : vb - va
                     pixelMax = max(pixelMax, d)
-                    stats.sumAbsolute &+= UInt64(d)
-                    stats.sumSquared &+= UInt64(d) &* UInt64(d)
+                    sumAbsolute &+= d
+                    sumSquared &+= UInt64(d) &* UInt64(d)
                 }
                 guard pixelMax > 0 else { planes.cells[i] = DifferenceMap.equal; continue }
+                stats.sumAbsolute &+= UInt64(sumAbsolute)
+                stats.sumSquared &+= sumSquared
                 stats.maxError = max(stats.maxError, pixelMax)
-                let deltaE = CIEDE2000.difference(lab(a, i), lab(b, i))
-                stats.deltaESum += deltaE
-                stats.deltaEMax = max(stats.deltaEMax, deltaE)
+                let ka = key(pa), kb = key(pb)
+                if ka != lastA || kb != lastB {
+                    let p = fastLab(a, i), q = fastLab(b, i)
+                    var deltaE = FastDeltaE.difference(p.l, p.a, p.b, q.l, q.a, q.b, tables: tables)
+                    if deltaE.isNaN || deltaE > stats.deltaEMax - 1e-6 {
+                        let exact = CIEDE2000.difference(lab(a, i), lab(b, i))
+                        stats.deltaEMax = max(stats.deltaEMax, exact)
+                        if deltaE.isNaN { deltaE = exact }
+                    }
+                    lastA = ka; lastB = kb; lastDeltaE = deltaE
+                }
+                stats.deltaESum += lastDeltaE
                 if pixelMax > limit {
+                    stats.differing += 1
                     let steps = (Double(pixelMax) / scale).rounded(.up)
                     planes.cells[i] = UInt8(min(max(steps, Double(DifferenceMap.firstError)), 255))
                 } else {
                     planes.cells[i] = DifferenceMap.equal
                 }
             }
+            planes.rowDiffers[y] = rowDiffers ? 1 : 0
         }
         return stats
     }
 
     /// Pass 2 over `rows`: anti-aliasing for each differing pixel, counts and the bounding box.
-    func edgePass(rows: Range<Int>, ignoreAntialiasing: Bool, planes: Planes) -> EdgeStats {
+    /// `flat` memoises `AntiAliasing.isFlat` for this band's own rows (see `AntiAliasing.FlatMemo`).
+    func edgePass(rows: Range<Int>, ignoreAntialiasing: Bool, planes: Planes, flat: UnsafeMutablePointer<UInt8>) -> EdgeStats {
         var stats = EdgeStats()
+        let memo = AntiAliasing.FlatMemo(flags: flat, first: rows.lowerBound * width, end: rows.upperBound * width)
         for y in rows {
             for x in 0..<width {
                 let i = y * width + x
                 guard planes.cells[i] >= DifferenceMap.firstError else { continue }
-                let edge = AntiAliasing.isEdgePixel(x: x, y: y, in: a, luma: planes.lumaA, other: b, reader: self)
-                    || AntiAliasing.isEdgePixel(x: x, y: y, in: b, luma: planes.lumaB, other: a, reader: self)
+                let edge = AntiAliasing.isEdgePixel(x: x, y: y, imageIsA: true, lumaA: planes.lumaA, lumaB: planes.lumaB,
+                                                    reader: self, memo: memo)
+                    || AntiAliasing.isEdgePixel(x: x, y: y, imageIsA: false, lumaA: planes.lumaA, lumaB: planes.lumaB,
+                                                reader: self, memo: memo)
                 if edge {
                     stats.antialiased += 1
                     planes.cells[i] = DifferenceMap.antialiased

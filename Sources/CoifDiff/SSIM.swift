@@ -26,28 +26,55 @@ enum SSIM {
 
     /// The SSIM sum over windows whose top row is in `rows` (all columns). A window counts when its pixel
     /// (x+4, y+4) is inside the mask (or there is no mask). Allocates its column sums once per call.
+    /// Windows whose 8 rows have identical luma in both images (`rowDiffers` 0) score exactly 1 — eq. (13)
+    /// with x = y — and are counted without their sums; the column sums restart after such a run.
     static func windows(rows: Range<Int>, width: Int, lumaA: UnsafePointer<Float>, lumaB: UnsafePointer<Float>,
-                        mask: UnsafePointer<UInt8>?) -> WindowStats {
+                        mask: UnsafePointer<UInt8>?, rowDiffers: UnsafePointer<UInt8>) -> WindowStats {
         var stats = WindowStats()
         guard !rows.isEmpty else { return stats }
         let w = window, n = Double(w * w)
         // Column sums over the window's 8 rows, five quantities interleaved: x, y, x², y², xy.
         var columns = [Double](repeating: 0, count: width * 5)
-        columns.withUnsafeMutableBufferPointer { col in
-            @inline(__always) func add(row: Int, sign: Double) {
-                for x in 0..<width {
-                    let va = Double(lumaA[row * width + x]), vb = Double(lumaB[row * width + x])
-                    let k = x * 5
-                    col[k] += sign * va; col[k + 1] += sign * vb
-                    col[k + 2] += sign * va * va; col[k + 3] += sign * vb * vb; col[k + 4] += sign * va * vb
+        columns.withUnsafeMutableBufferPointer { colBuffer in
+            let col = colBuffer.baseAddress!
+            func restart(top: Int) {
+                for x in 0..<width * 5 { col[x] = 0 }
+                for row in top..<(top + w) {
+                    for x in 0..<width {
+                        let va = Double(lumaA[row * width + x]), vb = Double(lumaB[row * width + x])
+                        let k = x * 5
+                        col[k] += va; col[k + 1] += vb
+                        col[k + 2] += va * va; col[k + 3] += vb * vb; col[k + 4] += va * vb
+                    }
                 }
             }
-            for row in rows.lowerBound..<(rows.lowerBound + w) { add(row: row, sign: 1) }
+            @inline(__always) func slide(out old: Int, in new: Int) {
+                for x in 0..<width {
+                    let oa = Double(lumaA[old * width + x]), ob = Double(lumaB[old * width + x])
+                    let na = Double(lumaA[new * width + x]), nb = Double(lumaB[new * width + x])
+                    let k = x * 5
+                    col[k] += na - oa; col[k + 1] += nb - ob
+                    col[k + 2] += na * na - oa * oa; col[k + 3] += nb * nb - ob * ob; col[k + 4] += na * nb - oa * ob
+                }
+            }
+            var differingRows = 0  // among the current window's rows
+            for row in rows.lowerBound..<(rows.lowerBound + w) { differingRows += Int(rowDiffers[row]) }
+            var current = false    // whether `col` holds the sums of rows top..<top+w
             for top in rows {
                 if top > rows.lowerBound {
-                    add(row: top - 1, sign: -1)
-                    add(row: top + w - 1, sign: 1)
+                    differingRows += Int(rowDiffers[top + w - 1]) - Int(rowDiffers[top - 1])
                 }
+                if differingRows == 0 {
+                    current = false
+                    if let mask {
+                        let centre = mask + (top + w / 2) * width + w / 2
+                        for left in 0...(width - w) where centre[left] != 0 { stats.sum += 1; stats.windows += 1 }
+                    } else {
+                        stats.sum += Double(width - w + 1); stats.windows += width - w + 1
+                    }
+                    continue
+                }
+                if current { slide(out: top - 1, in: top + w - 1) } else { restart(top: top); current = true }
                 var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
                 for x in 0..<w {
                     let k = x * 5

@@ -167,6 +167,29 @@ final class DiffTests: XCTestCase {
         XCTAssertEqual(white.b, 0, accuracy: 1e-3)
     }
 
+    /// The comparison's bulk ΔE00 path (no trigonometry per pixel) agrees with the reference formula:
+    /// on Sharma's pairs, on random pairs over the whole CIELAB range, near-antipodal hues and neutrals.
+    func testFastCIEDE2000AgreesWithTheReference() {
+        var random = SeededRandom(seed: 7)
+        func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(random.next() % 1_000_000) / 1_000_000 }
+        var pairs: [(LabColor, LabColor)] = [
+            (LabColor(l: 50, a: 0, b: 0), LabColor(l: 50, a: -1, b: 2)),
+            (LabColor(l: 50, a: 2.5, b: 0), LabColor(l: 50, a: 0, b: -2.5)),
+            (LabColor(l: 50, a: 2.5, b: 0), LabColor(l: 50, a: -2.5, b: 0)),     // exactly antipodal
+            (LabColor(l: 50, a: 2.49, b: -0.001), LabColor(l: 50, a: -2.49, b: 0.0009)),
+            (LabColor(l: 40, a: 0, b: 0), LabColor(l: 60, a: 0, b: 0)),
+        ]
+        for _ in 0..<20_000 {
+            let p = LabColor(l: uniform(0, 100), a: uniform(-128, 127), b: uniform(-128, 127))
+            let spread = pairs.count % 2 == 0 ? 3.0 : 150.0
+            pairs.append((p, LabColor(l: p.l + uniform(-spread, spread), a: p.a + uniform(-spread, spread), b: p.b + uniform(-spread, spread))))
+        }
+        for (p, q) in pairs {
+            let exact = CIEDE2000.difference(p, q)
+            XCTAssertEqual(CIEDE2000.fastDifference(p, q), exact, accuracy: 1e-7 * max(exact, 1), "\(p) vs \(q)")
+        }
+    }
+
     /// 16-bit PNGs are compared at 16 bits and reported on the 8-bit scale (difference / 257).
     func testSixteenBitDifferencesAreReportedOnTheEightBitScale() throws {
         let dir = try Fixtures.temporaryDirectory()
