@@ -147,28 +147,7 @@ public enum GroomImport {
             throw CoifError.assetFailed(path: path, reason: "Assimp: \(String(cString: aiGetErrorString()))")
         }
         defer { aiReleaseImport(scene) }
-        var strands: [[Vec3]] = []
-        var current: [Vec3] = []
-        func flush() { if current.count >= 2 { strands.append(current) }; current.removeAll(keepingCapacity: true) }
-        for m in 0..<Int(scene.pointee.mNumMeshes) {
-            guard let mesh = scene.pointee.mMeshes[m]?.pointee else { continue }
-            for f in 0..<Int(mesh.mNumFaces) {
-                let face = mesh.mFaces[f]
-                guard face.mNumIndices == 2 else { continue }
-                for k in 0..<2 {
-                    let index = Int(face.mIndices[k])
-                    guard index < Int(mesh.mNumVertices) else { throw CoifError.assetFailed(path: path, reason: "line index out of range") }
-                    let v = mesh.mVertices[index]
-                    let p = Vec3(v.x, v.y, v.z)
-                    if k == 0 {
-                        if let last = current.last, last == p { continue }
-                        flush()
-                    }
-                    current.append(p)
-                }
-            }
-            flush()
-        }
+        let strands = try AssimpScene.lineStrands(scene.pointee, name: path)
         guard !strands.isEmpty else { throw CoifError.assetFailed(path: path, reason: "no line strands (OBJ 'l', glTF LINES/LINE_STRIP)") }
         return ImportedStrands(strands: strands, format: "assimp")
     }

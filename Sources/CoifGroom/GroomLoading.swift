@@ -185,35 +185,14 @@ public struct Groom: Sendable {
         var positions: [Vec3] = []
         var strandCount = 0
         try AssimpScene.withScene(objText, name: name) { scene in
-            var current: [Vec3] = []
-            current.reserveCapacity(64)
-            func flush() {
-                if current.count >= 2 {
-                    // A strand that already has the catalog's point count is taken as written: resampling
-                    // by arc length would cut the corners of tight curls into the head.
-                    positions += current.count == pointsPerStrand ? current : StyleGenerator.resample(current, count: pointsPerStrand)
-                    strandCount += 1
-                }
-                current.removeAll(keepingCapacity: true)
+            let strands = try AssimpScene.lineStrands(scene, name: name)
+            positions.reserveCapacity(strands.count * pointsPerStrand)
+            for strand in strands {
+                // A strand that already has the catalog's point count is taken as written: resampling by
+                // arc length would cut the corners of tight curls into the head.
+                positions += strand.count == pointsPerStrand ? strand : StyleGenerator.resample(strand, count: pointsPerStrand)
             }
-            for m in 0..<Int(scene.mNumMeshes) {
-                guard let mesh = scene.mMeshes[m]?.pointee else { continue }
-                for f in 0..<Int(mesh.mNumFaces) {
-                    let face = mesh.mFaces[f]
-                    guard face.mNumIndices >= 2 else { continue }
-                    for k in 0..<Int(face.mNumIndices) {
-                        let v = mesh.mVertices[Int(face.mIndices[k])]
-                        let p = Vec3(v.x, v.y, v.z)
-                        if k == 0 {
-                            if let last = current.last, last == p { continue }
-                            flush()
-                        }
-                        current.append(p)
-                    }
-                }
-                flush()
-            }
-            positions.reserveCapacity(strandCount * pointsPerStrand)
+            strandCount = strands.count
         }
         guard strandCount > 0 else { throw CoifError.assetFailed(path: name, reason: "no polyline strands (OBJ 'l' elements)") }
         return Groom(name: name, guides: StrandSet(pointsPerStrand: pointsPerStrand, positions: positions),
@@ -223,6 +202,41 @@ public struct Groom: Sendable {
 
 /// Assimp from memory, with the scene released on every path.
 enum AssimpScene {
+    /// The scene's line primitives (OBJ `l`, glTF LINES/LINE_STRIP) chained into strands: Assimp 5.2 hands
+    /// a polyline over as separate two-point segments, and a segment that starts where the previous one
+    /// ended continues its strand. Chaining in order is linear; JoinIdenticalVertices would cost ~430 ms.
+    static func lineStrands(_ scene: aiScene, name: String) throws -> [[Vec3]] {
+        var strands: [[Vec3]] = []
+        var current: [Vec3] = []
+        current.reserveCapacity(64)
+        func flush() {
+            if current.count >= 2 { strands.append(current) }
+            current.removeAll(keepingCapacity: true)
+        }
+        for m in 0..<Int(scene.mNumMeshes) {
+            guard let mesh = scene.mMeshes[m]?.pointee else { continue }
+            for f in 0..<Int(mesh.mNumFaces) {
+                let face = mesh.mFaces[f]
+                guard face.mNumIndices >= 2 else { continue }
+                for k in 0..<Int(face.mNumIndices) {
+                    let index = Int(face.mIndices[k])
+                    guard index < Int(mesh.mNumVertices) else {
+                        throw CoifError.assetFailed(path: name, reason: "line index out of range")
+                    }
+                    let v = mesh.mVertices[index]
+                    let p = Vec3(v.x, v.y, v.z)
+                    if k == 0 {
+                        if let last = current.last, last == p { continue }
+                        flush()
+                    }
+                    current.append(p)
+                }
+            }
+            flush()
+        }
+        return strands
+    }
+
     static func withScene(_ text: String, name: String, flags: UInt32 = 0, _ body: (aiScene) throws -> Void) throws {
         var bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw CoifError.assetFailed(path: name, reason: "empty file") }

@@ -22,18 +22,6 @@ final class TryOnTests: XCTestCase {
         return result
     }
 
-    /// Mean matte (0…1) over a box, clipped to the image.
-    func meanMatte(_ matte: PixelImage, x0: Float, y0: Float, x1: Float, y1: Float) -> Float {
-        var sum = 0, count = 0
-        for y in max(Int(y0), 0)...min(Int(y1), matte.height - 1) {
-            for x in max(Int(x0), 0)...min(Int(x1), matte.width - 1) {
-                sum += Int(matte.pixels[y * matte.width + x])
-                count += 1
-            }
-        }
-        return count == 0 ? 0 : Float(sum) / Float(count * 255)
-    }
-
     func testHairCoversForeheadAndTemplesButNotEyesNoseOrMouth() throws {
         let result = try demoResult()
         let matte = result.images.matte
