@@ -153,6 +153,16 @@ public struct ChildInterpolation: Sendable {
                 d = shape.signedDistance(q)
                 tries += 1
             }
+            // Both ends can lie outside the face while the segment between them crosses it (a child blended
+            // from guides on either side of the face, its points pushed alternately up and sideways). Such a
+            // child ends here: its remaining points collapse onto the last good one and draw nothing.
+            let previous = dst[j - 1]
+            if [Float(0.25), 0.5, 0.75].contains(where: {
+                StyleGenerator.inFaceBox(previous + (q - previous) * $0, shape: shape, clearance: faceClearanceMm)
+            }) {
+                for k in j..<p { dst[k] = previous }
+                return
+            }
             dst[j] = q
         }
     }

@@ -125,6 +125,28 @@ final class GroomTests: XCTestCase {
         XCTAssertNotEqual(a, StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape)))
     }
 
+    /// Children of every style keep off the face: no strand segment passes in front of it (a child blended
+    /// from guides on both sides of the face used to zigzag across it at low point counts).
+    func testNoChildSegmentCrossesTheFace() throws {
+        let head = try loadHead()
+        let catalog = try StyleCatalog.parse(json: text("catalog.json"))
+        let interpolation = ChildInterpolation(childCount: 2000, pointsPerStrand: 8, seed: 3)
+        for entry in catalog.styles {
+            let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                       rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+            let all = interpolation.apply(guides: groom.guides, head: head)
+            var crossings = 0
+            for i in groom.guides.strandCount..<all.strandCount {
+                let strand = Array(all.strand(i))
+                for k in 1..<strand.count where strand[k] != strand[k - 1] {
+                    let middle = (strand[k] + strand[k - 1]) * 0.5
+                    if StyleGenerator.inFaceBox(middle, shape: head.shape, clearance: interpolation.faceClearanceMm) { crossings += 1 }
+                }
+            }
+            XCTAssertEqual(crossings, 0, "\(entry.name): \(crossings) child segments cross the face")
+        }
+    }
+
     func testChildInterpolationIsDeterministicAndOutsideTheHead() throws {
         let head = try loadHead()
         let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "bob"))
