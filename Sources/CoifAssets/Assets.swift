@@ -10,9 +10,10 @@ public enum Assets {
            let text = try? String(contentsOfFile: override + "/" + path, encoding: .utf8) {
             return text
         }
-        return embeddedFiles[path]
+        guard let literal = embeddedFile(path) else { return nil }
+        return literal.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Every embedded path, sorted.
-    public static var paths: [String] { embeddedFiles.keys.sorted() }
+    public static var paths: [String] { embeddedPaths }
 }
