@@ -262,8 +262,10 @@ public final class HairRenderer {
     }
 
     private func setMatrix(_ program: ShaderProgram, _ name: String, _ m: Mat4) {
-        let floats = m.floats
-        floats.withUnsafeBufferPointer { glUniformMatrix4fv(program.location(name), 1, GLboolean(GL_FALSE), $0.baseAddress) }
+        // The four SIMD4<Float> columns are 64 contiguous bytes, column-major: no array per call.
+        withUnsafeBytes(of: m.columns) { raw in
+            glUniformMatrix4fv(program.location(name), 1, GLboolean(GL_FALSE), raw.baseAddress!.assumingMemoryBound(to: GLfloat.self))
+        }
     }
 
     private func setLights(_ program: ShaderProgram, _ lighting: Lighting) {
