@@ -109,6 +109,15 @@ public final class PhotoAnalyzer {
                            modelPoints: Self.rigidLandmarks.map { headLandmarks[$0] }, intrinsics: intrinsics)
     }
 
+    /// Rejects a field of view no pinhole camera has; every command that takes --fov-degrees calls this
+    /// before any work, so none renders or evaluates with a degenerate camera.
+    public static func checkFieldOfView(_ degrees: Double?) throws {
+        guard let degrees else { return }
+        guard degrees > 1 && degrees < 179 else {
+            throw CoifError.invalidOption(name: "--fov-degrees", reason: "must be between 1 and 179, got \(degrees)")
+        }
+    }
+
     /// --fov-degrees if given, else EXIF's 35 mm focal length, else the documented default.
     public func intrinsicsFor(photo: Photo, fieldOfViewDegrees: Double?) -> CameraIntrinsics {
         let image = photo.image

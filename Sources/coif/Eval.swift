@@ -70,6 +70,7 @@ struct EvalPose: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
+            try PhotoAnalyzer.checkFieldOfView(fovDegrees)
             let report = try Evaluator(analyzer: try PhotoAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             if json {

@@ -28,6 +28,7 @@ struct Landmarks: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
+            try PhotoAnalyzer.checkFieldOfView(fovDegrees)
             let analyzer = try PhotoAnalyzer.standard()
             let choice = try parseFaceChoice(face)
             var (photo, intrinsics, faces) = try analyzer.fitAll(photoPath: photo, fieldOfViewDegrees: fovDegrees)

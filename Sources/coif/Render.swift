@@ -78,10 +78,8 @@ struct Render: ParsableCommand {
         request.layersDirectory = layers
         request.timingPath = timing
         request.seed = seed
-        if let fov = fovDegrees {
-            guard fov > 1 && fov < 179 else { throw CoifError.invalidOption(name: "--fov-degrees", reason: "must be between 1 and 179, got \(fov)") }
-            request.fieldOfViewDegrees = fov
-        }
+        try PhotoAnalyzer.checkFieldOfView(fovDegrees)
+        request.fieldOfViewDegrees = fovDegrees
         request.face = try parseFaceChoice(face)
         guard let compression = PNGCompression(rawValue: pngCompression) else {
             throw CoifError.invalidOption(name: "--png-compression", reason: "must be fast or small, got '\(pngCompression)'")

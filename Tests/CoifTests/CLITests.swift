@@ -92,6 +92,17 @@ final class CLITests: XCTestCase {
         try assertRenderFails([try Fixtures.requireAstronaut(), "-o", "\(locked)/out.png"], code: 30, mentions: "locked/out.png", watching: locked)
     }
 
+    func testImpossibleFieldOfViewIsRejectedByEveryCommandThatTakesIt() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        try assertRenderFails([photo, "--fov-degrees", "0", "-o", "\(dir)/out.png"], code: 22, mentions: "--fov-degrees", watching: dir)
+        for arguments in [["landmarks", photo, "--fov-degrees", "180"], ["eval", "pose", dir, "--fov-degrees", "200"]] {
+            let run = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("--fov-degrees"), run.stderr)
+        }
+    }
+
     func testRenderWritesCompositeLayersAndTiming() throws {
         let dir = try Fixtures.temporaryDirectory()
         let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--color", "#6b3e26", "-o", "\(dir)/out.png",
