@@ -1,6 +1,8 @@
 // RenderTarget: a multisampled half-float colour + depth target and the single-sample buffer it
 // resolves into. Half-float keeps dark premultiplied linear colour free of 8-bit banding; MSAA gives
 // sub-pixel strand coverage. Reused across frames: re-allocated only when the size changes.
+// The colour samples live in a multisample texture and are resolved by Coif's own shader
+// (Shaders/resolve.*) rather than glBlitFramebuffer: same box average, but a shader the driver caches.
 import CEGL
 import CoifCore
 
@@ -9,16 +11,26 @@ public final class RenderTarget {
     public private(set) var height = 0
     public let samples: Int32
     private var msaaFramebuffer: GLuint = 0
-    private var colorBuffer: GLuint = 0
+    /// GL_TEXTURE_2D_MULTISAMPLE holding the colour samples.
+    private var colorSamples: GLuint = 0
     private var depthBuffer: GLuint = 0
     private var resolveFramebuffer: GLuint = 0
     private var resolveColor: GLuint = 0
 
     private let context: GPUContext
+    private let resolveProgram: ShaderProgram
+    private let samplesLocation: GLint
+    private let sampleCountLocation: GLint
+    /// Texture unit the samples are bound to while resolving (unit 0 belongs to the strand points).
+    private static let resolveUnit: GLint = 1
 
-    public init(context: GPUContext, samples: Int32) {
+    /// - Parameter resolveProgram: Shaders/resolve.vert + resolve.frag, compiled in `context`.
+    public init(context: GPUContext, samples: Int32, resolveProgram: ShaderProgram) {
         self.context = context
         self.samples = samples
+        self.resolveProgram = resolveProgram
+        samplesLocation = resolveProgram.location("uSamples")
+        sampleCountLocation = resolveProgram.location("uSampleCount")
     }
 
     deinit {
@@ -39,11 +51,20 @@ public final class RenderTarget {
     /// Resolves the samples and reads RGBA floats (premultiplied, linear) into `into`, which must hold
     /// width*height*4 floats. Rows come out in the order they were rasterised (row 0 = framebuffer y 0).
     public func resolveAndRead(into pixels: UnsafeMutablePointer<Float>) {
-        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), msaaFramebuffer)
-        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), resolveFramebuffer)
-        glBlitFramebuffer(0, 0, GLint(width), GLint(height), 0, 0, GLint(width), GLint(height),
-                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
-        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), resolveFramebuffer)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), resolveFramebuffer)
+        glViewport(0, 0, GLsizei(width), GLsizei(height))
+        glDisable(GLenum(GL_DEPTH_TEST))
+        glDisable(GLenum(GL_BLEND))
+        glDisable(GLenum(GL_CULL_FACE))
+        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        resolveProgram.use()
+        glActiveTexture(GLenum(GL_TEXTURE0 + Int32(Self.resolveUnit)))
+        glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), colorSamples)
+        glUniform1i(samplesLocation, Self.resolveUnit)
+        glUniform1i(sampleCountLocation, samples)
+        glDrawArrays(GLenum(GL_TRIANGLES), 0, 3)
+        glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), 0)
+        glActiveTexture(GLenum(GL_TEXTURE0))
         glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
         glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_FLOAT), pixels)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
@@ -52,15 +73,18 @@ public final class RenderTarget {
     private func allocate(width: Int, height: Int) throws {
         self.width = width
         self.height = height
-        glGenRenderbuffers(1, &colorBuffer)
-        glBindRenderbuffer(GLenum(GL_RENDERBUFFER), colorBuffer)
-        glRenderbufferStorageMultisample(GLenum(GL_RENDERBUFFER), samples, GLenum(GL_RGBA16F), GLsizei(width), GLsizei(height))
+        glGenTextures(1, &colorSamples)
+        glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), colorSamples)
+        // Fixed sample locations: the same standard pattern in every pixel, as a renderbuffer has.
+        glTexStorage2DMultisample(GLenum(GL_TEXTURE_2D_MULTISAMPLE), samples, GLenum(GL_RGBA16F), GLsizei(width), GLsizei(height),
+                                  GLboolean(GL_TRUE))
+        glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), 0)
         glGenRenderbuffers(1, &depthBuffer)
         glBindRenderbuffer(GLenum(GL_RENDERBUFFER), depthBuffer)
         glRenderbufferStorageMultisample(GLenum(GL_RENDERBUFFER), samples, GLenum(GL_DEPTH_COMPONENT24), GLsizei(width), GLsizei(height))
         glGenFramebuffers(1, &msaaFramebuffer)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), msaaFramebuffer)
-        glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_RENDERBUFFER), colorBuffer)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D_MULTISAMPLE), colorSamples, 0)
         glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_ATTACHMENT), GLenum(GL_RENDERBUFFER), depthBuffer)
         try checkComplete("multisampled RGBA16F + depth, \(samples) samples")
         glGenRenderbuffers(1, &resolveColor)
@@ -83,7 +107,7 @@ public final class RenderTarget {
     private func release() {
         if msaaFramebuffer != 0 { glDeleteFramebuffers(1, &msaaFramebuffer); msaaFramebuffer = 0 }
         if resolveFramebuffer != 0 { glDeleteFramebuffers(1, &resolveFramebuffer); resolveFramebuffer = 0 }
-        if colorBuffer != 0 { glDeleteRenderbuffers(1, &colorBuffer); colorBuffer = 0 }
+        if colorSamples != 0 { glDeleteTextures(1, &colorSamples); colorSamples = 0 }
         if depthBuffer != 0 { glDeleteRenderbuffers(1, &depthBuffer); depthBuffer = 0 }
         if resolveColor != 0 { glDeleteRenderbuffers(1, &resolveColor); resolveColor = 0 }
         width = 0

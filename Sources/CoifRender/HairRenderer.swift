@@ -125,7 +125,8 @@ public final class HairRenderer {
         strandProgram = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
                                           defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
         shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
-        target = RenderTarget(context: context, samples: samples)
+        let resolveProgram = try ShaderProgram(context: context, vertexFile: "resolve.vert", fragmentFile: "resolve.frag", source: shaderSource)
+        target = RenderTarget(context: context, samples: samples, resolveProgram: resolveProgram)
     }
 
     /// Compiles the preview head program (once; later calls do nothing). Stills never need it.

@@ -33,6 +33,9 @@ struct Preview: ParsableCommand {
     @Option(help: "Seed for child strands.")
     var seed: UInt64 = 1
 
+    @Flag(help: "Print the time of each stage, engine start and groom loading included.")
+    var showTiming = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -44,11 +47,23 @@ struct Preview: ParsableCommand {
             let hairColor = try HairColor.parse(color)
             try AtomicFile.checkWritable(output)
             let engine = try PreviewEngine(logger: global.makeLogger())
+            let engineReady = monotonicMs()
             let groom = try engine.groom(styleOrFile, headPath: head)
+            let groomReady = monotonicMs()
             var timing = FrameTiming()
             let image = try engine.render(groom, view: camera, sizePx: size, color: hairColor, seed: seed, timing: &timing)
-            try AtomicFile.write(try PNGFile.encode(image), to: output)
+            let png = try timing.measure(.encode) { try PNGFile.encode(image) }
+            try timing.measure(.write) { try AtomicFile.write(png, to: output) }
             print("wrote \(output) (\(groom.name), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")
+            if showTiming {
+                print("renderer: \(timing.renderer)")
+                print(String(format: "  %-10@ %8.2f ms (GPU context, shaders, head, catalog)", "engine" as NSString, engineReady - start))
+                print(String(format: "  %-10@ %8.2f ms (read and fit the groom)", "groom" as NSString, groomReady - engineReady))
+                for stage in Stage.allCases {
+                    guard let ms = timing[stage] else { continue }
+                    print(String(format: "  %-10@ %8.2f ms", stage.rawValue as NSString, ms))
+                }
+            }
         }
     }
 }
