@@ -1,6 +1,6 @@
 // ChildInterpolation: fills a groom with child strands between its guides, every render (hot path).
 // Roots are sampled by area on the scalp; each child takes the inverse-distance blend of its 3 nearest
-// guides' shapes (offsets from their roots), is clumped toward the nearest guide, gets smooth seeded
+// guides' shapes (offsets from their roots; guides combed apart, as across a part, are not blended), is clumped toward the nearest guide, gets smooth seeded
 // noise growing toward the tip, and is pushed out of the head. A uniform grid over guide roots answers
 // the nearest-guide queries; output is written in place into one preallocated array, in parallel chunks.
 import CoifCore
@@ -131,8 +131,31 @@ public struct ChildInterpolation: Sendable {
             }
         }
 
-        let (i0, i1, i2, w0, w1, w2) = near
+        let (i0, i1, i2, n0, n1, n2) = near
         let b0 = g + i0 * p, b1 = g + i1 * p, b2 = g + i2 * p
+        // Across a part (or a whorl) neighbouring guides are combed apart; their average would fall
+        // straight over the face. A guide blends in only where the way it leaves the scalp (its chord over
+        // the first 25 mm) agrees with the nearest guide's: full weight within 45°, none past 90°.
+        @inline(__always) func combDirection(_ b: UnsafePointer<Vec3>) -> Vec3 {
+            var s: Float = 0
+            var j = 1
+            while j < p - 1 {
+                s += length(b[j] - b[j - 1])
+                if s >= 25 { break }
+                j += 1
+            }
+            return b[j] - b[0]
+        }
+        let comb0 = combDirection(b0)
+        @inline(__always) func agreement(_ b: UnsafePointer<Vec3>) -> Float {
+            let comb = combDirection(b)
+            let lengths = length(comb) * length(comb0)
+            guard lengths > 1e-6 else { return 1 }
+            return smoothstep(0, 0.7071, dot(comb, comb0) / lengths)
+        }
+        let a1 = n1 * agreement(b1), a2 = n2 * agreement(b2)
+        let normaliser = 1 / (n0 + a1 + a2)
+        let w0 = n0 * normaliser, w1 = a1 * normaliser, w2 = a2 * normaliser
         let na = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
         let nb = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
         let clumpRootOffset = root - b0[0]

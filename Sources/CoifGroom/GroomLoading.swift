@@ -32,6 +32,45 @@ public struct StrandSet: Sendable, Equatable {
         for i in 0..<strandCount { out += StyleGenerator.resample(Array(strand(i)), count: count) }
         return StrandSet(pointsPerStrand: count, positions: out)
     }
+
+    /// How far resampling to fewer points moves these strands, in mm: element n (2 ≤ n ≤ pointsPerStrand)
+    /// is the 95th percentile, over up to `sampleStrands` evenly spaced strands, of the largest distance
+    /// from a strand's point to its n-point resampling (elements 0 and 1 are infinite). A curl needs many points where straight hair needs
+    /// few: the level of detail reads this so that it never draws a ringlet as a zig-zag.
+    public func resamplingErrorsMm(sampleStrands: Int = 256) -> [Float] {
+        let m = pointsPerStrand
+        var errors = [Float](repeating: .infinity, count: m + 1)
+        guard strandCount > 0 else { return errors }
+        let step = max(1, strandCount / max(sampleStrands, 1))
+        let sampled = Array(stride(from: 0, to: strandCount, by: step))
+        var perStrand = [Float](repeating: 0, count: sampled.count)
+        var fraction = [Float](repeating: 0, count: m)
+        for n in 2...m {
+            for (k, i) in sampled.enumerated() {
+                let points = Array(strand(i))
+                fraction[0] = 0
+                for j in 1..<m { fraction[j] = fraction[j - 1] + length(points[j] - points[j - 1]) }
+                let total = fraction[m - 1]
+                guard total > 0 else { perStrand[k] = 0; continue }
+                let coarse = StyleGenerator.resample(points, count: n)
+                var worst: Float = 0
+                for j in 0..<m {
+                    // Distance to the nearest coarse segment around the same fraction of arc length: the
+                    // shape's error, not the slip of a point along the strand (chords are shorter than arcs).
+                    let a = min(Int(fraction[j] / total * Float(n - 1)), n - 2)
+                    var nearest = Float.infinity
+                    for k in max(a - 2, 0)...min(a + 2, n - 2) {
+                        nearest = min(nearest, distanceToSegment(points[j], coarse[k], coarse[k + 1]))
+                    }
+                    worst = max(worst, nearest)
+                }
+                perStrand[k] = worst
+            }
+            perStrand.sort()
+            errors[n] = perStrand[min(perStrand.count - 1, Int((0.95 * Float(perStrand.count)).rounded(.up)) - 1)]
+        }
+        return errors
+    }
 }
 
 /// Coif's head occluder: a closed triangle mesh (scalp included), the scalp's triangles, and the 68
@@ -289,4 +328,13 @@ extension Groom {
         }
         return out
     }
+}
+
+/// Distance from `p` to the segment from `a` to `b`.
+@inline(__always) func distanceToSegment(_ p: Vec3, _ a: Vec3, _ b: Vec3) -> Float {
+    let ab = b - a
+    let lengthSquared = dot(ab, ab)
+    guard lengthSquared > 0 else { return length(p - a) }
+    let t = min(max(dot(p - a, ab) / lengthSquared, 0), 1)
+    return length(p - (a + ab * t))
 }

@@ -14,7 +14,8 @@ public struct StyleParameters: Sendable {
     public var tags: [String]
     /// Wanted number of guides (Poisson-disk spacing is searched to land near it).
     public var targetGuides: Int = 450
-    /// Segments per guide: every guide is resampled to `segments + 1` points at equal arc length.
+    /// Segments per guide: every guide is resampled to `segments + 1` points at equal arc length
+    /// (raised for curls: see `segmentsFollowingCurl`).
     public var segments: Int = 24
     /// Longest strand (mm along the strand); strands also end at `hemY` or the fringe line.
     public var lengthMm: Float
@@ -256,7 +257,17 @@ public struct StyleParameters: Sendable {
 struct GeneratedStyle: Sendable {
     var parameters: StyleParameters
     var guides: [[Vec3]]
-    var pointsPerGuide: Int { parameters.segments + 1 }
+    var pointsPerGuide: Int { parameters.segmentsFollowingCurl + 1 }
+}
+
+extension StyleParameters {
+    /// `segments`, raised so a curl keeps at least 8 points a turn: a helix sampled at 8 points a turn
+    /// strays from its chords by r·(1 − cos 22.5°) ≈ 0.08·r (0.5 mm on a 6-mm ringlet), where 4 points a
+    /// turn (what 24 segments give a 230-mm ringlet of 36-mm period) draw it as a zig-zag. Capped at 96.
+    public var segmentsFollowingCurl: Int {
+        guard curlRadiusMm >= 1, lengthMm > 0, curlPeriodMm > 0 else { return segments }
+        return max(segments, min(96, Int((8 * lengthMm / curlPeriodMm).rounded(.up))))
+    }
 }
 
 enum StyleGenerator {
@@ -336,7 +347,7 @@ enum StyleGenerator {
             shapeStrand(&strand, style: style, rng: &rng)
             fine.append(strand)
         }
-        let count = style.segments + 1
+        let count = style.segmentsFollowingCurl + 1
         var guides = fine.map { resample($0, count: count) }
         clump(&guides, style: style)
         for g in guides.indices {
@@ -348,6 +359,15 @@ enum StyleGenerator {
                 p = shape.pushOutside(p, margin: style.marginMm)
                 // A point moved off the face into the cheek can need more Newton steps than pushOutside takes.
                 if shape.signedDistance(p) < -0.25 { p = GroomImport.pushOut(p, shape: shape, margin: style.marginMm) }
+                // Points pushed alternately up and sideways off the face leave a segment that crosses it:
+                // the guide ends there, cut at the fringe line (its remaining points collapse, drawing nothing).
+                let previous = guides[g][j - 1]
+                if [Float(0.25), 0.5, 0.75].contains(where: {
+                    inFaceBox(previous + (p - previous) * $0, shape: shape, clearance: style.fringeClearanceMm)
+                }) {
+                    for k in j..<count { guides[g][k] = previous }
+                    break
+                }
                 guides[g][j] = p
             }
         }
@@ -550,6 +570,18 @@ enum StyleGenerator {
         var noise: [Vec3] = []
         for _ in 0..<knots { noise.append(Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian())) }
         let total = Float(points.count - 1) * stepMm
+        // A tight coil needs the centre line finer than the growth step: 12 points a turn.
+        var step = stepMm
+        if style.curlRadiusMm > 0, style.curlPeriodMm < 12 * stepMm {
+            let split = Int((stepMm * 12 / style.curlPeriodMm).rounded(.up))
+            var fine: [Vec3] = [points[0]]
+            fine.reserveCapacity((points.count - 1) * split + 1)
+            for i in 1..<points.count {
+                for k in 1...split { fine.append(mix(points[i - 1], points[i], Float(k) / Float(split))) }
+            }
+            points = fine
+            step = stepMm / Float(split)
+        }
         var tangent = normalize(points[1] - points[0])
         var normal = normalize(cross(tangent, abs(tangent.y) < 0.9 ? Vec3(0, 1, 0) : Vec3(1, 0, 0)))
         let original = points
@@ -559,7 +591,7 @@ enum StyleGenerator {
             normal = normalize(normal - t * dot(normal, t))
             tangent = t
             let binormal = cross(tangent, normal)
-            let s = Float(i) * stepMm
+            let s = Float(i) * step
             let angle = phase + 2 * .pi * s / style.curlPeriodMm
             let curl = (normal * cosf(angle) + binormal * sinf(angle)) * (style.curlRadiusMm * smoothstep(0, 30, s))
             let k = s / 20

@@ -21,15 +21,33 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     public static let fullDensityStrands = 24_000
     /// The most segments a still draws at detail 1: ~150 ms on llvmpipe, a few ms on a GPU.
     public static let segmentBudget = 60_000
+    /// How far (pixels) a drawn strand may stray from its guide's shape by having fewer points: about the
+    /// width of the ribbon itself. (At 1 px even a bob's gentle curve around the head asked for all its
+    /// points at every size, halving the strands the segment budget buys.)
+    public static let shapeTolerancePx = 2.0
+    /// Jaw-to-jaw width (landmarks 0–16) of Coif's head, mm: turns a face's width in pixels into a scale.
+    public static let faceWidthMm = 150.0
+
+    /// The fewest points (at most the style's own) whose resampling error is within `toleranceMm`.
+    static func pointsToFollow(_ errors: [Float], toleranceMm: Float) -> Int {
+        for n in 2..<errors.count where errors[n] <= toleranceMm { return n }
+        return errors.count - 1
+    }
 
     /// - Parameters:
     ///   - faceWidthPx: jaw-to-jaw width of the face in the photo.
     ///   - guideCount: the style's guides (all are always drawn).
     ///   - detail: user multiplier on the strand count and the segment budget (1 = default).
-    public static func choose(faceWidthPx: Double, guideCount: Int, detail: Double = 1) -> LevelOfDetail {
+    ///   - resamplingErrorsMm: the style's `StrandSet.resamplingErrorsMm()`; when given, strands get at
+    ///     least the points that keep resampling within `shapeTolerancePx` of their shape at this size.
+    public static func choose(faceWidthPx: Double, guideCount: Int, detail: Double = 1,
+                              resamplingErrorsMm: [Float]? = nil) -> LevelOfDetail {
         let detail = max(detail, 0.05)
         // A segment should stay several pixels long: 8 points on a 100-px face is ~12 px a segment.
-        let points = faceWidthPx < 160 ? 8 : (faceWidthPx < 400 ? 12 : 16)
+        var points = faceWidthPx < 160 ? 8 : (faceWidthPx < 400 ? 12 : 16)
+        if let errors = resamplingErrorsMm, errors.count > 2 {
+            points = max(points, pointsToFollow(errors, toleranceMm: Float(shapeTolerancePx * faceWidthMm / max(faceWidthPx, 1))))
+        }
         // ~0.3 strands per square pixel of face width (100 px → 3,000 strands), within the budget.
         let wanted = 0.3 * faceWidthPx * faceWidthPx * detail
         let budget = Double(segmentBudget) * detail / Double(points - 1)

@@ -92,7 +92,8 @@ public final class PreviewEngine {
         let headToCamera = Mat4.rigid(rotationRowMajor: r, translation: SIMD3(-rt.x, -rt.y, distanceMm - rt.z))
         // The level of detail a photo with this face size would get (face ≈ 140 mm across).
         let faceWidthPx = 140 * f / distanceMm
-        let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount)
+        let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
+                                       resamplingErrorsMm: groom.guides.resamplingErrorsMm())
         let (strands, shell) = timing.measure(.scene) { () -> (StrandGeometry, ShellGeometry) in
             let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
                                               pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)

@@ -73,6 +73,7 @@ public final class TryOnEngine {
     private let logger: Logger
     private let occluder: OccluderGeometry
     private var grooms: [String: Groom] = [:]
+    private var resamplingErrorsByStyle: [String: [Float]] = [:]
     private var strandCache: (key: String, geometry: StrandGeometry)?
     private var shells: [String: ShellGeometry] = [:]
     private var layer = HairLayer()
@@ -173,7 +174,8 @@ public final class TryOnEngine {
     private func drawLayer(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double,
                            timing: inout FrameTiming) throws -> (LevelOfDetail, StrandGeometry) {
         let entry = try style(named: name)
-        let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail)
+        let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail,
+                                       resamplingErrorsMm: try resamplingErrors(entry))
         let (strands, shell) = try timing.measure(.scene) {
             (try strandGeometry(entry: entry, lod: lod, seed: seed), try shellGeometry(entry: entry))
         }
@@ -248,6 +250,14 @@ public final class TryOnEngine {
         let geometry = renderer.upload(strands: strands, seed: seed)
         strandCache = (key, geometry)
         return geometry
+    }
+
+    /// The style's `resamplingErrorsMm`, measured once per style per engine (~1 ms).
+    private func resamplingErrors(_ entry: StyleEntry) throws -> [Float] {
+        if let errors = resamplingErrorsByStyle[entry.name] { return errors }
+        let errors = try loadGroom(entry).guides.resamplingErrorsMm()
+        resamplingErrorsByStyle[entry.name] = errors
+        return errors
     }
 
     /// The style's under-layer: scalp triangles within 6 mm of a guide root (guides are ~8–10 mm apart).

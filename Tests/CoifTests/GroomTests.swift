@@ -62,8 +62,9 @@ final class GroomTests: XCTestCase {
             XCTAssertEqual(groom.guides.strandCount, entry.guides, entry.name)
             XCTAssertEqual(groom.guides.pointsPerStrand, entry.pointsPerGuide, entry.name)
             XCTAssert((250...600).contains(entry.guides), "\(entry.name): \(entry.guides) guides")
-            XCTAssertLessThanOrEqual(entry.pointsPerGuide, 25, entry.name)
-            XCTAssertLessThanOrEqual(try Data(contentsOf: Self.meshes.appendingPathComponent(entry.file)).count, 360_000, entry.name)
+            // Curls get up to 97 points a guide (8 a turn); the committed files stay under 1 MB each.
+            XCTAssertLessThanOrEqual(entry.pointsPerGuide, 97, entry.name)
+            XCTAssertLessThanOrEqual(try Data(contentsOf: Self.meshes.appendingPathComponent(entry.file)).count, 1_000_000, entry.name)
             var worstRoot: Float = 0, deepest: Float = .infinity
             for i in 0..<groom.guides.strandCount {
                 let strand = groom.guides.strand(i)
@@ -145,6 +146,56 @@ final class GroomTests: XCTestCase {
             }
             XCTAssertEqual(crossings, 0, "\(entry.name): \(crossings) child segments cross the face")
         }
+    }
+
+    /// A curl is drawn with at least 8 points a turn (4 a turn drew ringlets as zig-zags), and no guide
+    /// segment passes in front of the face.
+    func testGuidesFollowTheirCurlsAndKeepOffTheFace() throws {
+        let head = try loadHead()
+        let catalog = try StyleCatalog.parse(json: text("catalog.json"))
+        var curled = 0
+        for params in StyleParameters.builtIn(shape: head.shape) {
+            let entry = try XCTUnwrap(catalog.entry(named: params.name), params.name)
+            let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                       rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+            if params.curlRadiusMm >= 1 && params.lengthMm > 0 {
+                let turns = params.lengthMm / params.curlPeriodMm
+                XCTAssertGreaterThanOrEqual(Float(entry.pointsPerGuide - 1), min(8 * turns, 96), "\(params.name): too few points a turn")
+                if turns > 3 { curled += 1 }
+            }
+            var crossings = 0
+            for i in 0..<groom.guides.strandCount {
+                let strand = Array(groom.guides.strand(i))
+                for k in 1..<strand.count where strand[k] != strand[k - 1] {
+                    let middle = (strand[k] + strand[k - 1]) * 0.5
+                    if StyleGenerator.inFaceBox(middle, shape: head.shape, clearance: params.fringeClearanceMm) { crossings += 1 }
+                }
+            }
+            XCTAssertEqual(crossings, 0, "\(params.name): \(crossings) guide segments cross the face")
+        }
+        XCTAssertGreaterThanOrEqual(curled, 3, "curly, afro and long-wavy have several turns a strand")
+    }
+
+    /// Across a centre part the guides comb apart; a child there follows one side instead of their average,
+    /// which would hang straight down over the forehead and be cut off at the brows.
+    func testChildrenAtAPartFollowOneSide() throws {
+        let head = try loadHead()
+        let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "long-straight"))
+        let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        let all = ChildInterpolation(childCount: 6000, pointsPerStrand: 16, seed: 5).apply(guides: groom.guides, head: head)
+        var atPart = 0, cutShort = 0
+        for i in groom.guides.strandCount..<all.strandCount {
+            let strand = Array(all.strand(i))
+            guard abs(strand[0].x) < 8, strand[0].z > 0, strand[0].y > head.shape.browTopY + 30 else { continue }
+            atPart += 1
+            if strand[strand.count - 1] == strand[strand.count - 2] { cutShort += 1 }
+        }
+        print("GroomTests: \(cutShort) of \(atPart) children at the part were cut off at the face")
+        // Blending across the part cut 37% of them (53 of 145); following one side, 15% (children that
+        // skirt the fringe line a few mm below their guide still are).
+        XCTAssertGreaterThan(atPart, 50)
+        XCTAssertLessThanOrEqual(Double(cutShort), 0.25 * Double(atPart))
     }
 
     func testChildInterpolationIsDeterministicAndOutsideTheHead() throws {

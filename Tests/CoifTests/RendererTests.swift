@@ -130,4 +130,28 @@ final class LevelOfDetailTests: XCTestCase {
         // Every guide is always drawn.
         XCTAssertGreaterThanOrEqual(LevelOfDetail.choose(faceWidthPx: 20, guideCount: 900).strandCount, 900)
     }
+
+    /// A curl keeps the points that hold its shape within the tolerance, more than a bob needs; the size-based
+    /// count alone would draw the curl as a zig-zag.
+    func testCurlsKeepThePointsTheirShapeNeeds() throws {
+        let catalog = try StyleCatalog.standard()
+        func errors(_ name: String) throws -> [Float] {
+            let entry = try XCTUnwrap(catalog.entry(named: name))
+            let text = try XCTUnwrap(Assets.text("Meshes/" + entry.file))
+            return try Groom.load(objText: text, name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                  rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm).guides.resamplingErrorsMm()
+        }
+        let curly = try errors("curly"), bob = try errors("bob")
+        for width in [150.0, 300, 600] {
+            let plain = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450)
+            let straight = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450, resamplingErrorsMm: bob)
+            let curled = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450, resamplingErrorsMm: curly)
+            XCTAssertGreaterThanOrEqual(straight.pointsPerStrand, plain.pointsPerStrand, "bob at \(width) px")
+            XCTAssertGreaterThan(curled.pointsPerStrand, straight.pointsPerStrand, "curly at \(width) px")
+            let toleranceMm = Float(LevelOfDetail.shapeTolerancePx * LevelOfDetail.faceWidthMm / width)
+            XCTAssert(curly[curled.pointsPerStrand] <= toleranceMm || curled.pointsPerStrand == curly.count - 1,
+                      "curly at \(width) px strays \(curly[curled.pointsPerStrand]) mm")
+            XCTAssertGreaterThan(curly[plain.pointsPerStrand], toleranceMm, "the size-based count would zig-zag at \(width) px")
+        }
+    }
 }
