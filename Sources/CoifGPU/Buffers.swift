@@ -46,6 +46,9 @@ public final class DataTexture {
         glDeleteTextures(1, &texture)
     }
 
+    /// Bytes of GPU memory the texture holds (whole rows of RGBA32F).
+    public var byteCount: Int { Self.rowLength * max(1, (recordCount + Self.rowLength - 1) / Self.rowLength) * 16 }
+
     public func bind(unit: Int32) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit))
         glBindTexture(GLenum(GL_TEXTURE_2D), handle)
@@ -57,6 +60,8 @@ public final class TriangleMesh {
     public let vertexArray: GLuint
     private var buffers: [GLuint] = [0, 0]
     public let indexCount: Int32
+    /// Bytes of GPU memory the vertex and index buffers hold.
+    public let byteCount: Int
     private let context: GPUContext
 
     /// - Parameters:
@@ -81,6 +86,7 @@ public final class TriangleMesh {
         glVertexAttribPointer(1, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, UnsafeRawPointer(bitPattern: 3 * MemoryLayout<Float>.size))
         glBindVertexArray(0)
         indexCount = Int32(indices.count)
+        byteCount = (interleaved.count + indices.count) * 4
     }
 
     deinit {
@@ -125,6 +131,9 @@ public final class IndexedDraw {
         var vao = vertexArray
         glDeleteVertexArrays(1, &vao)
     }
+
+    /// Bytes of GPU memory the index buffer holds.
+    public var byteCount: Int { Int(indexCount) * MemoryLayout<UInt32>.size }
 
     public func drawTriangles() {
         glBindVertexArray(vertexArray)

@@ -38,6 +38,10 @@ public final class RenderTarget {
         release()
     }
 
+    /// Bytes of GPU memory the target asks for as allocated: RGBA16F and 24-bit depth (stored in 32 bits)
+    /// per sample, plus the RGBA16F resolve buffer. Nominal: a driver may pad or compress.
+    public var byteCount: Int { width * height * (Int(samples) * (8 + 4) + 8) }
+
     /// Makes sure the target is `width`×`height`, then binds the multisampled framebuffer for drawing.
     public func bindForDrawing(width: Int, height: Int) throws {
         if width != self.width || height != self.height || msaaFramebuffer == 0 {

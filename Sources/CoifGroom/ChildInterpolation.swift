@@ -119,6 +119,9 @@ public struct ChildInterpolation: Sendable {
             // The chord of a triangle lies slightly inside the curved surface: lift the root onto it.
             let d0 = shape.signedDistance(root)
             if d0 < 0.3 { root += shape.surfaceNormal(root) * (0.3 - d0) }
+            // A draw far from every guide (most draws, for a strip like a mohawk) is turned down by a search
+            // of the few cells within reach, before the full nearest-3 search that would widen over the grid.
+            if retry < 11 && !grid.hasRoot(within: maxGuideDistanceMm, of: root, guides: g, pointsPerStrand: p) { continue }
             near = grid.nearest3(root, guides: g, pointsPerStrand: p)
             let offset = root - g[near.0 * p]
             if dot(offset, offset) <= maxGuideDistanceMm * maxGuideDistanceMm { break }
@@ -228,6 +231,26 @@ struct RootGrid: Sendable {
         return SIMD3<Int32>(min(max(Int32(f.x.rounded(.down)), 0), dims.x - 1),
                             min(max(Int32(f.y.rounded(.down)), 0), dims.y - 1),
                             min(max(Int32(f.z.rounded(.down)), 0), dims.z - 1))
+    }
+
+    /// Whether some guide root lies within `radius` of `q` (searches only the cells that can hold one).
+    @inline(__always)
+    func hasRoot(within radius: Float, of q: Vec3, guides g: UnsafePointer<Vec3>, pointsPerStrand p: Int) -> Bool {
+        let lo = RootGrid.cellCoord(q - Vec3(repeating: radius), origin: origin, cell: cell, dims: dims)
+        let hi = RootGrid.cellCoord(q + Vec3(repeating: radius), origin: origin, cell: cell, dims: dims)
+        let limit = radius * radius
+        for z in lo.z...hi.z {
+            for y in lo.y...hi.y {
+                for x in lo.x...hi.x {
+                    let idx = Int(x) + Int(dims.x) * (Int(y) + Int(dims.y) * Int(z))
+                    for k in Int(cellStart[idx])..<Int(cellStart[idx + 1]) {
+                        let d = g[Int(items[k]) * p] - q
+                        if dot(d, d) <= limit { return true }
+                    }
+                }
+            }
+        }
+        return false
     }
 
     /// The 3 nearest guide roots (fewer guides: repeats) and normalised inverse-distance weights.

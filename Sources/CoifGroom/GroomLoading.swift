@@ -37,30 +37,35 @@ public struct StrandSet: Sendable, Equatable {
     /// is the 95th percentile, over up to `sampleStrands` evenly spaced strands, of the largest distance
     /// from a strand's point to its n-point resampling (elements 0 and 1 are infinite). A curl needs many points where straight hair needs
     /// few: the level of detail reads this so that it never draws a ringlet as a zig-zag.
-    public func resamplingErrorsMm(sampleStrands: Int = 256) -> [Float] {
+    public func resamplingErrorsMm(sampleStrands: Int = 64) -> [Float] {
         let m = pointsPerStrand
         var errors = [Float](repeating: .infinity, count: m + 1)
         guard strandCount > 0 else { return errors }
         let step = max(1, strandCount / max(sampleStrands, 1))
         let sampled = Array(stride(from: 0, to: strandCount, by: step))
+        // Each sampled strand's points and the fraction of its length at each point, found once.
+        var points: [[Vec3]] = [], fractions: [[Float]] = []
+        for i in sampled {
+            let strandPoints = Array(strand(i))
+            var fraction = [Float](repeating: 0, count: m)
+            for j in 1..<m { fraction[j] = fraction[j - 1] + length(strandPoints[j] - strandPoints[j - 1]) }
+            let total = fraction[m - 1]
+            if total > 0 { for j in 0..<m { fraction[j] /= total } }
+            points.append(strandPoints)
+            fractions.append(fraction)
+        }
         var perStrand = [Float](repeating: 0, count: sampled.count)
-        var fraction = [Float](repeating: 0, count: m)
         for n in 2...m {
-            for (k, i) in sampled.enumerated() {
-                let points = Array(strand(i))
-                fraction[0] = 0
-                for j in 1..<m { fraction[j] = fraction[j - 1] + length(points[j] - points[j - 1]) }
-                let total = fraction[m - 1]
-                guard total > 0 else { perStrand[k] = 0; continue }
-                let coarse = StyleGenerator.resample(points, count: n)
+            for k in sampled.indices {
+                let coarse = StyleGenerator.resample(points[k], count: n)
                 var worst: Float = 0
                 for j in 0..<m {
                     // Distance to the nearest coarse segment around the same fraction of arc length: the
                     // shape's error, not the slip of a point along the strand (chords are shorter than arcs).
-                    let a = min(Int(fraction[j] / total * Float(n - 1)), n - 2)
+                    let a = min(Int(fractions[k][j] * Float(n - 1)), n - 2)
                     var nearest = Float.infinity
-                    for k in max(a - 2, 0)...min(a + 2, n - 2) {
-                        nearest = min(nearest, distanceToSegment(points[j], coarse[k], coarse[k + 1]))
+                    for c in max(a - 2, 0)...min(a + 2, n - 2) {
+                        nearest = min(nearest, distanceToSegment(points[k][j], coarse[c], coarse[c + 1]))
                     }
                     worst = max(worst, nearest)
                 }

@@ -35,7 +35,7 @@ public final class PreviewEngine {
     public let catalog: StyleCatalog
     public let head: HeadModel
     public let renderer: HairRenderer
-    private let occluder: OccluderGeometry
+    let occluder: OccluderGeometry
     private let compositor = Compositor()
     /// Field of the preview camera: this many millimetres of head space span the image (side views).
     public var spanMm: Double = 480

@@ -33,7 +33,7 @@ public enum TimingReport {
 }
 
 /// Order statistics of a set of durations.
-public struct DurationSummary: Sendable, Equatable {
+public struct DurationSummary: Sendable, Equatable, Codable {
     public var count: Int
     public var meanMs: Double
     public var p50Ms: Double

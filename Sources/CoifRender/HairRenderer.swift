@@ -9,6 +9,8 @@ import CoifGroom
 /// The head occluder on the GPU, uploaded once per HeadModel.
 public final class OccluderGeometry {
     let mesh: TriangleMesh
+    /// GPU memory the occluder takes.
+    public var gpuBytes: Int { mesh.byteCount }
     /// Positions and outward normals, kept to build groom under-layers from the same vertices.
     let interleaved: [Float]
     init(context: GPUContext, head: HeadModel) {
@@ -24,6 +26,8 @@ public final class OccluderGeometry {
 /// A groom's under-layer on the GPU: the scalp triangles its roots cover (see Groom.coveredScalpTriangles).
 public final class ShellGeometry {
     let mesh: TriangleMesh
+    /// GPU memory the under-layer takes (its own copy of the head's vertices plus its triangles).
+    public var gpuBytes: Int { mesh.byteCount }
     init(context: GPUContext, occluder: OccluderGeometry, triangles: [UInt32]) {
         mesh = TriangleMesh(context: context, interleaved: occluder.interleaved, indices: triangles)
     }
@@ -37,33 +41,46 @@ public final class StrandGeometry {
     public let pointsPerStrand: Int
     public let strandCount: Int
     public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
+    /// GPU memory these strands take: the points texture and the ribbon index buffer.
+    public var gpuBytes: Int { points.byteCount + ribbons.byteCount }
 
     /// - Parameter seed: gives each strand its random number (brightness variation, dither).
     init(context: GPUContext, strands: StrandSet, seed: UInt64) {
         pointsPerStrand = strands.pointsPerStrand
         strandCount = strands.strandCount
-        var records = [Float](repeating: 0, count: strands.positions.count * 4)
-        for strand in 0..<strandCount {
-            var random = SeededRandom(seed: seed, stream: UInt64(strand))
-            let value = random.unitFloat()
-            for k in 0..<pointsPerStrand {
-                let i = strand * pointsPerStrand + k
-                let p = strands.positions[i]
-                records[i * 4] = p.x
-                records[i * 4 + 1] = p.y
-                records[i * 4 + 2] = p.z
-                records[i * 4 + 3] = value
+        // Filled through raw pointers: this runs for every still whose strands changed (hot path).
+        let points = pointsPerStrand, count = strandCount
+        let records = [Float](unsafeUninitializedCapacity: strands.positions.count * 4) { out, initialized in
+            strands.positions.withUnsafeBufferPointer { positions in
+                for strand in 0..<count {
+                    var random = SeededRandom(seed: seed, stream: UInt64(strand))
+                    let value = random.unitFloat()
+                    for k in 0..<points {
+                        let i = strand * points + k
+                        let p = positions[i]
+                        out[i * 4] = p.x
+                        out[i * 4 + 1] = p.y
+                        out[i * 4 + 2] = p.z
+                        out[i * 4 + 3] = value
+                    }
+                }
             }
+            initialized = strands.positions.count * 4
         }
-        points = records.withUnsafeBufferPointer { DataTexture(context: context, records: $0) }
+        self.points = records.withUnsafeBufferPointer { DataTexture(context: context, records: $0) }
         // Two corners per point (2i left, 2i+1 right); two triangles per segment.
-        var indices = [UInt32]()
-        indices.reserveCapacity(strandCount * (pointsPerStrand - 1) * 6)
-        for strand in 0..<strandCount {
-            for k in 0..<(pointsPerStrand - 1) {
-                let a = UInt32((strand * pointsPerStrand + k) * 2)
-                indices += [a, a + 1, a + 2, a + 2, a + 1, a + 3]
+        let indexCount = count * (points - 1) * 6
+        let indices = [UInt32](unsafeUninitializedCapacity: indexCount) { out, initialized in
+            var o = 0
+            for strand in 0..<count {
+                for k in 0..<(points - 1) {
+                    let a = UInt32((strand * points + k) * 2)
+                    out[o] = a; out[o + 1] = a + 1; out[o + 2] = a + 2
+                    out[o + 3] = a + 2; out[o + 4] = a + 1; out[o + 5] = a + 3
+                    o += 6
+                }
             }
+            initialized = indexCount
         }
         ribbons = IndexedDraw(context: context, indices: indices)
     }
@@ -250,6 +267,9 @@ public final class HairRenderer {
     /// Blocks until the submitted frame is drawn (how the render stage is timed on drivers whose timer
     /// queries cannot be trusted, llvmpipe among them).
     public func finish() { context.finish() }
+
+    /// GPU memory of the render target at its current size (0 before the first draw).
+    public var targetBytes: Int { target.byteCount }
 
     /// Pass 4: resolves the samples and reads the last drawn frame into `layer` (resized to the frame's
     /// size; its storage is reused from frame to frame).

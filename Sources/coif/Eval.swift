@@ -11,7 +11,7 @@ struct Eval: ParsableCommand {
     )
 }
 
-private func printJSON<T: Encodable>(_ value: T) throws {
+func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     print(String(decoding: try encoder.encode(value), as: UTF8.self))

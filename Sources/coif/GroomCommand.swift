@@ -1,15 +1,18 @@
 // coif groom generate: re-runs the generator that writes Meshes/ (head, landmarks, styles, catalog).
+// coif groom import: fits a groom made elsewhere to Coif's head and adds it to the catalog.
+// coif groom bench: load, interpolation and upload times and GPU memory of grooms.
 import ArgumentParser
 import CoifCore
 import CoifGroom
 import CoifPipeline
+import CoifRender
 import Foundation
 
 struct GroomCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "groom",
         abstract: "Hairstyle tools.",
-        subcommands: [Generate.self, Import.self]
+        subcommands: [Generate.self, Import.self, Bench.self]
     )
 
     struct Generate: ParsableCommand {
@@ -60,6 +63,72 @@ struct GroomCommand: ParsableCommand {
                 let coifHead = try HeadModel.standard()
                 let entry = try GroomImport.importStyle(path: file, headPath: head, name: name, meshesDirectory: out, head: coifHead)
                 print("wrote \(out)/\(entry.file) (\(entry.guides) guides × \(entry.pointsPerGuide) points) and \(out)/catalog.json")
+            }
+        }
+    }
+
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Time how long grooms take to become drawable, and what they take on the GPU.",
+            discussion: "Per groom: the load (parse, or import and fit), the once-per-style work a try-on caches (shape analysis, under-layer), and the per-still work over --iterations: child interpolation and the upload of every strand point to the GPU, timed to glFinish. Strands follow the level of detail of a --face-width face unless --strands is given. Wall-clock figures; the machine's other load shows in them."
+        )
+
+        @Argument(help: "Catalog styles or groom files (default: every catalog style).")
+        var grooms: [String] = []
+
+        @Option(help: "Warm iterations per groom.")
+        var iterations: Int = 20
+
+        @Option(help: "Face width in pixels whose level of detail is measured.")
+        var faceWidth: Double = 300
+
+        @Option(help: "Draw this many strands (guides plus children) at the groom's own points per guide, instead of the level of detail.")
+        var strands: Int?
+
+        @Flag(help: "Print the figures as JSON.")
+        var json = false
+
+        @OptionGroup var global: GlobalOptions
+
+        struct Report: Encodable {
+            var shared: GroomBenchmarkShared
+            var grooms: [GroomBenchmarkResult]
+        }
+
+        func run() throws {
+            try runReportingErrors {
+                guard (1...10_000).contains(iterations) else {
+                    throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
+                }
+                guard faceWidth >= 10 && faceWidth <= 10_000 else {
+                    throw CoifError.invalidOption(name: "--face-width", reason: "must be 10–10000 pixels, got \(faceWidth)")
+                }
+                if let strands, !(1...2_000_000).contains(strands) {
+                    throw CoifError.invalidOption(name: "--strands", reason: "must be 1…2000000, got \(strands)")
+                }
+                let start = monotonicMs()
+                let engine = try PreviewEngine(logger: global.makeLogger())
+                let engineMs = monotonicMs() - start
+                let names = grooms.isEmpty ? engine.catalog.styles.map(\.name) : grooms
+                let (shared, results) = try GroomBenchmark.run(engine: engine, grooms: names, iterations: iterations,
+                                                               faceWidthPx: faceWidth, strands: strands)
+                if json { try printJSON(Report(shared: shared, grooms: results)); return }
+                func mib(_ bytes: Int) -> String { String(format: "%.2f", Double(bytes) / 1_048_576) }
+                print("renderer: \(shared.renderer); engine start \(String(format: "%.1f", engineMs)) ms; \(iterations) iterations"
+                      + (strands.map { ", \($0) strands" } ?? ", level of detail of a \(Int(faceWidth))-px face"))
+                print("")
+                print("groom              guides×pts  strands×pts  segments  load cold/warm ms  shape  layer  interp p50/p95  upload p50/p95  ready p50/p95  GPU MiB")
+                for r in results {
+                    let name = r.groom.count > 18 ? String(r.groom.prefix(17)) + "…" : r.groom
+                    print(name.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: " %6d×%-3d %8d×%-3d %9d %8.1f /%6.1f %7.1f %6.1f %7.1f /%6.1f %7.1f /%6.1f %7.1f /%6.1f %8@",
+                                 r.guides, r.pointsPerGuide, r.strands, r.pointsPerStrand, r.segments,
+                                 r.loadColdMs, r.loadWarmMs, r.shapeAnalysisMs, r.underLayerMs,
+                                 r.interpolateMs.p50Ms, r.interpolateMs.p95Ms, r.uploadMs.p50Ms, r.uploadMs.p95Ms,
+                                 r.readyMs.p50Ms, r.readyMs.p95Ms, mib(r.strandBytes + r.underLayerBytes) as NSString))
+                }
+                print("")
+                print("shared GPU memory: head occluder \(mib(shared.occluderBytes)) MiB, \(shared.targetSizePx)² 4×MSAA target \(mib(shared.targetBytes)) MiB")
+                print("ready = interpolation + upload, warm (the groom parsed once per process, as a try-on engine keeps it)")
             }
         }
     }
