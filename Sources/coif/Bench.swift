@@ -72,7 +72,7 @@ struct Bench: ParsableCommand {
                 let recolor = recolorStages.compactMap { $0[stage] }
                 let summary = DurationSummary(samples)
                 let recolorText = recolor.isEmpty ? "         -" : String(format: "%10.2f", DurationSummary(recolor).p50Ms)
-                print(String(format: "%-10@ %9.2f %10.2f %10.2f ", stage.rawValue as NSString, t[stage] ?? 0, summary.p50Ms, summary.p95Ms) + recolorText)
+                print(padded(stage.rawValue, 10) + String(format: " %9.2f %10.2f %10.2f ", t[stage] ?? 0, summary.p50Ms, summary.p95Ms) + recolorText)
             }
             let whole = DurationSummary(warm.map(\.totalMs))
             let recolor = DurationSummary(recolorMs)

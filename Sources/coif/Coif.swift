@@ -43,3 +43,11 @@ func runReportingErrors(_ body: () throws -> Void) throws {
         throw ExitCode(error.exitCode)
     }
 }
+
+/// `text` padded with spaces to `width` characters, on the right (or the left with `right: true`):
+/// Foundation's `%-10@` does not pad on Linux.
+func padded(_ text: String, _ width: Int, right: Bool = false) -> String {
+    guard text.count < width else { return text }
+    let fill = String(repeating: " ", count: width - text.count)
+    return right ? fill + text : text + fill
+}

@@ -44,8 +44,9 @@ struct EvalLandmarks: ParsableCommand {
             }
             print("image                          face  found   NME    mean px  detect ms  landmarks ms")
             for r in report.rows {
-                print(String(format: "%-30@ %4d  %-5@ %6@  %7@  %9.1f  %12.2f", r.image as NSString, r.face, (r.found ? "yes" : "NO") as NSString,
-                             f(r.nme.map { $0 * 100 }, "%.2f%%") as NSString, f(r.meanErrorPx) as NSString, r.ms.detect, r.ms.landmarks))
+                print(padded(r.image, 30) + String(format: " %4d  ", r.face) + padded(r.found ? "yes" : "NO", 5) + " "
+                      + padded(f(r.nme.map { $0 * 100 }, "%.2f%%"), 6, right: true) + "  " + padded(f(r.meanErrorPx), 7, right: true)
+                      + String(format: "  %9.1f  %12.2f", r.ms.detect, r.ms.landmarks))
             }
             print(String(format: "faces %d, detection rate %.1f%%, mean NME %@, max NME %@", report.faces, report.detectionRate * 100,
                          f(report.meanNME.map { $0 * 100 }, "%.2f%%") as NSString, f(report.maxNME.map { $0 * 100 }, "%.2f%%") as NSString))
@@ -83,9 +84,9 @@ struct EvalPose: ParsableCommand {
                 let t = r.truth.map { String(format: "%6.1f", $0) }.joined(separator: " ")
                 let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
                 let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
-                print(String(format: "%-16@ %-5@  %@   %@   %@  %6@  %5.1f/%4.1f/%4.2f", r.image as NSString, (r.found ? "yes" : "NO") as NSString,
-                             t as NSString, e as NSString, a as NSString, f(r.nme.map { $0 * 100 }, "%.1f%%") as NSString,
-                             r.ms.detect, r.ms.landmarks, r.ms.pose))
+                print(padded(r.image, 16) + " " + padded(r.found ? "yes" : "NO", 5) + "  \(t)   \(e)   \(a)  "
+                      + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true)
+                      + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose))
             }
             let mae = report.mae
             print(String(format: "images %d, detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,

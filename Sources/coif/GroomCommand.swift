@@ -120,7 +120,7 @@ struct GroomCommand: ParsableCommand {
                 print("groom              guides×pts  strands×pts  segments  load cold/warm ms  shape  layer  interp p50/p95  upload p50/p95  ready p50/p95  GPU MiB")
                 for r in results {
                     let name = r.groom.count > 18 ? String(r.groom.prefix(17)) + "…" : r.groom
-                    print(name.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: " %6d×%-3d %8d×%-3d %9d %8.1f /%6.1f %7.1f %6.1f %7.1f /%6.1f %7.1f /%6.1f %7.1f /%6.1f %8@",
+                    print(padded(name, 18) + String(format: " %6d×%-3d %8d×%-3d %9d %8.1f /%6.1f %7.1f %6.1f %7.1f /%6.1f %7.1f /%6.1f %7.1f /%6.1f %8@",
                                  r.guides, r.pointsPerGuide, r.strands, r.pointsPerStrand, r.segments,
                                  r.loadColdMs, r.loadWarmMs, r.shapeAnalysisMs, r.underLayerMs,
                                  r.interpolateMs.p50Ms, r.interpolateMs.p95Ms, r.uploadMs.p50Ms, r.uploadMs.p95Ms,

@@ -57,11 +57,11 @@ struct Preview: ParsableCommand {
             print("wrote \(output) (\(groom.name), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")
             if showTiming {
                 print("renderer: \(timing.renderer)")
-                print(String(format: "  %-10@ %8.2f ms (GPU context, shaders, head, catalog)", "engine" as NSString, engineReady - start))
-                print(String(format: "  %-10@ %8.2f ms (read and fit the groom)", "groom" as NSString, groomReady - engineReady))
+                print("  " + padded("engine", 10) + String(format: " %8.2f ms (GPU context, shaders, head, catalog)", engineReady - start))
+                print("  " + padded("groom", 10) + String(format: " %8.2f ms (read and fit the groom)", groomReady - engineReady))
                 for stage in Stage.allCases {
                     guard let ms = timing[stage] else { continue }
-                    print(String(format: "  %-10@ %8.2f ms", stage.rawValue as NSString, ms))
+                    print("  " + padded(stage.rawValue, 10) + String(format: " %8.2f ms", ms))
                 }
             }
         }

@@ -65,9 +65,9 @@ struct Render: ParsableCommand {
                 print("renderer: \(t.renderer)")
                 for stage in Stage.allCases {
                     guard let ms = t[stage] else { continue }
-                    print(String(format: "  %-10@ %8.2f ms", stage.rawValue as NSString, ms))
+                    print("  " + padded(stage.rawValue, 10) + String(format: " %8.2f ms", ms))
                 }
-                print(String(format: "  %-10@ %8.2f ms (first still in a new process: includes no model loading)", "total" as NSString, t.totalMs))
+                print("  " + padded("total", 10) + String(format: " %8.2f ms (first still in a new process: includes no model loading)", t.totalMs))
             }
         }
     }
