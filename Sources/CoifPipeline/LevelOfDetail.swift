@@ -3,6 +3,7 @@
 // 2,000-pixel one. The face's width in pixels (jaw landmark 0 to 16) picks the counts; they go into the
 // timing record.
 #if canImport(Glibc)
+import CoifCore
 import Glibc
 #endif
 
@@ -21,6 +22,16 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     public static let fullDensityStrands = 24_000
     /// The most segments a still draws at detail 1: ~150 ms on llvmpipe, a few ms on a GPU.
     public static let segmentBudget = 60_000
+    /// The most strands `--strands` may ask for.
+    public static let maxStrands = 500_000
+
+    /// The one check of a `--strands` value for every command that takes it.
+    public static func checkStrands(_ strands: Int?) throws {
+        guard let strands else { return }
+        guard (1...maxStrands).contains(strands) else {
+            throw CoifError.invalidOption(name: "--strands", reason: "must be 1–\(maxStrands), got \(strands)")
+        }
+    }
     /// How far (pixels) a drawn strand may stray from its guide's shape by having fewer points: about the
     /// width of the ribbon itself. (At 1 px even a bob's gentle curve around the head asked for all its
     /// points at every size, halving the strands the segment budget buys.)
@@ -40,13 +51,21 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     ///   - detail: user multiplier on the strand count and the segment budget (1 = default).
     ///   - resamplingErrorsMm: the style's `StrandSet.resamplingErrorsMm()`; when given, strands get at
     ///     least the points that keep resampling within `shapeTolerancePx` of their shape at this size.
+    ///   - strands: a strand count asked for (`--strands`): guides plus children, at least the guides, at
+    ///     most `maxStrands`; it replaces the automatic count and its segment budget (points still follow
+    ///     the face and the shape), and strands are never drawn thinner than the catalog says.
     public static func choose(faceWidthPx: Double, guideCount: Int, detail: Double = 1,
-                              resamplingErrorsMm: [Float]? = nil) -> LevelOfDetail {
+                              resamplingErrorsMm: [Float]? = nil, strands asked: Int? = nil) -> LevelOfDetail {
         let detail = max(detail, 0.05)
         // A segment should stay several pixels long: 8 points on a 100-px face is ~12 px a segment.
         var points = faceWidthPx < 160 ? 8 : (faceWidthPx < 400 ? 12 : 16)
         if let errors = resamplingErrorsMm, errors.count > 2 {
             points = max(points, pointsToFollow(errors, toleranceMm: Float(shapeTolerancePx * faceWidthMm / max(faceWidthPx, 1))))
+        }
+        if let asked {
+            let strands = min(max(asked, guideCount), maxStrands)
+            let thinning = max(Float(fullDensityStrands) / Float(strands), 1)
+            return LevelOfDetail(strandCount: strands, pointsPerStrand: points, widthScale: powf(thinning, 0.8))
         }
         // ~0.3 strands per square pixel of face width (100 px → 3,000 strands), within the budget.
         let wanted = 0.3 * faceWidthPx * faceWidthPx * detail

@@ -73,8 +73,9 @@ public final class PreviewEngine {
     }
 
     /// Renders `groom` at `sizePx`² from `view`; RGB, sRGB.
+    /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
     public func render(_ groom: PreviewGroom, view: PreviewView, sizePx: Int, color: HairColor, seed: UInt64 = 1,
-                       timing: inout FrameTiming) throws -> PixelImage {
+                       strands: Int? = nil, timing: inout FrameTiming) throws -> PixelImage {
         guard sizePx >= 32 && sizePx <= 4096 else {
             throw CoifError.invalidOption(name: "--size", reason: "must be 32–4096 pixels, got \(sizePx)")
         }
@@ -93,7 +94,7 @@ public final class PreviewEngine {
         // The level of detail a photo with this face size would get (face ≈ 140 mm across).
         let faceWidthPx = 140 * f / distanceMm
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
-                                       resamplingErrorsMm: groom.guides.resamplingErrorsMm())
+                                       resamplingErrorsMm: groom.guides.resamplingErrorsMm(), strands: strands)
         let (strands, shell) = timing.measure(.scene) { () -> (StrandGeometry, ShellGeometry) in
             let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
                                               pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)

@@ -35,6 +35,8 @@ public struct TryOnRequest: Sendable {
     public var compression: PNGCompression = .fast
     /// Multiplies the level of detail's strand count.
     public var detail: Double = 1
+    /// Replaces the level of detail's strand count (guides plus children) when set.
+    public var strands: Int?
 
     public init(photoPath: String, style: String? = nil, color: HairColor, outputPath: String) {
         self.photoPath = photoPath
@@ -114,8 +116,9 @@ public final class TryOnEngine {
 
     /// scene → render → readback → composite, for an analysed photo.
     public func render(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
-                       timing: inout FrameTiming) throws -> TryOnResult {
-        let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail, timing: &timing)
+                       strands strandCount: Int? = nil, timing: inout FrameTiming) throws -> TryOnResult {
+        let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail,
+                                           strands: strandCount, timing: &timing)
         let image = analysis.photo.image
         let images = timing.measure(.composite) { compositor.composite(layer: layer, over: image) }
         timing.renderer = renderer.context.renderer
@@ -134,7 +137,7 @@ public final class TryOnEngine {
     /// once, exactly as a single layer is. The result's analysis and level of detail are the first
     /// (largest) face's; the timing's strand and segment counts are the sums over faces.
     public func renderAll(analyses: [PhotoAnalysis], style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
-                          timing: inout FrameTiming) throws -> TryOnResult {
+                          strands asked: Int? = nil, timing: inout FrameTiming) throws -> TryOnResult {
         guard let first = analyses.first else { throw CoifError.internalError("renderAll: no faces") }
         let image = first.photo.image
         var accumulated = HairLayer(width: image.width, height: image.height)
@@ -144,7 +147,8 @@ public final class TryOnEngine {
             a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
         }
         for (index, analysis) in farthestFirst {
-            let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail, timing: &timing)
+            let (lod, strands) = try drawLayer(analysis: analysis, style: name, color: color, seed: seed, detail: detail,
+                                               strands: asked, timing: &timing)
             if index == 0 { firstLod = lod }
             strandCount += strands.strandCount
             segmentCount += strands.segmentCount
@@ -172,10 +176,10 @@ public final class TryOnEngine {
 
     /// scene → render → readback of one face's hair into `layer`.
     private func drawLayer(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double,
-                           timing: inout FrameTiming) throws -> (LevelOfDetail, StrandGeometry) {
+                           strands asked: Int?, timing: inout FrameTiming) throws -> (LevelOfDetail, StrandGeometry) {
         let entry = try style(named: name)
         let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail,
-                                       resamplingErrorsMm: try resamplingErrors(entry))
+                                       resamplingErrorsMm: try resamplingErrors(entry), strands: asked)
         let (strands, shell) = try timing.measure(.scene) {
             (try strandGeometry(entry: entry, lod: lod, seed: seed), try shellGeometry(entry: entry))
         }
@@ -212,12 +216,12 @@ public final class TryOnEngine {
         if request.face == .all {
             let analyses = try analyzer.analyseAll(photoPath: request.photoPath, fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
             result = try renderAll(analyses: analyses, style: request.style, color: request.color, seed: request.seed,
-                                   detail: request.detail, timing: &timing)
+                                   detail: request.detail, strands: request.strands, timing: &timing)
         } else {
             let analysis = try analyse(photoPath: request.photoPath, face: request.face,
                                        fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
             result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
-                                detail: request.detail, timing: &timing)
+                                detail: request.detail, strands: request.strands, timing: &timing)
         }
         var images: [(path: String, image: PixelImage)] = [(request.outputPath, result.images.composite)]
         if let directory = request.layersDirectory {

@@ -103,9 +103,7 @@ struct GroomCommand: ParsableCommand {
                 guard faceWidth >= 10 && faceWidth <= 10_000 else {
                     throw CoifError.invalidOption(name: "--face-width", reason: "must be 10–10000 pixels, got \(faceWidth)")
                 }
-                if let strands, !(1...2_000_000).contains(strands) {
-                    throw CoifError.invalidOption(name: "--strands", reason: "must be 1…2000000, got \(strands)")
-                }
+                try LevelOfDetail.checkStrands(strands)
                 let start = monotonicMs()
                 let engine = try PreviewEngine(logger: global.makeLogger())
                 let engineMs = monotonicMs() - start

@@ -33,6 +33,9 @@ struct Preview: ParsableCommand {
     @Option(help: "Seed for child strands.")
     var seed: UInt64 = 1
 
+    @Option(help: "Draw this many strands (guides plus interpolated children) instead of the automatic count.")
+    var strands: Int?
+
     @Flag(help: "Print the time of each stage, engine start and groom loading included.")
     var showTiming = false
 
@@ -45,13 +48,14 @@ struct Preview: ParsableCommand {
                 throw CoifError.invalidOption(name: "--view", reason: "must be front, left, back or top, got '\(view)'")
             }
             let hairColor = try HairColor.parse(color)
+            try LevelOfDetail.checkStrands(strands)
             try AtomicFile.checkWritable(output)
             let engine = try PreviewEngine(logger: global.makeLogger())
             let engineReady = monotonicMs()
             let groom = try engine.groom(styleOrFile, headPath: head)
             let groomReady = monotonicMs()
             var timing = FrameTiming()
-            let image = try engine.render(groom, view: camera, sizePx: size, color: hairColor, seed: seed, timing: &timing)
+            let image = try engine.render(groom, view: camera, sizePx: size, color: hairColor, seed: seed, strands: strands, timing: &timing)
             let png = try timing.measure(.encode) { try PNGFile.encode(image) }
             try timing.measure(.write) { try AtomicFile.write(png, to: output) }
             print("wrote \(output) (\(groom.name), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")

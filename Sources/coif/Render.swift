@@ -48,6 +48,9 @@ struct Render: ParsableCommand {
     @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
     var detail: Double = 1
 
+    @Option(help: "Draw this many strands (guides plus interpolated children) instead of the automatic count.")
+    var strands: Int?
+
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
 
@@ -89,6 +92,8 @@ struct Render: ParsableCommand {
             throw CoifError.invalidOption(name: "--detail", reason: "must be between 0.05 and 4, got \(detail)")
         }
         request.detail = detail
+        try LevelOfDetail.checkStrands(strands)
+        request.strands = strands
         return request
     }
 }

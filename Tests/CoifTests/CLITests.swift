@@ -103,6 +103,25 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// `--strands N` draws exactly N strands (guides plus children); a count out of range is refused by every
+    /// command that takes it.
+    func testStrandsFlagSetsTheCountAndRejectsNonsense() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let run = try Fixtures.runCoif(["render", photo, "--strands", "7000", "-o", "\(dir)/out.png"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains(" 7000 strands"), run.stdout)
+        let preview = try Fixtures.runCoif(["preview", "bob", "--strands", "9000", "--size", "64", "-o", "\(dir)/bob.png"])
+        XCTAssertEqual(preview.status, 0, preview.stderr)
+        XCTAssertTrue(preview.stdout.contains(" 9000 strands"), preview.stdout)
+        try assertRenderFails([photo, "--strands", "0", "-o", "\(dir)/bad.png"], code: 22, mentions: "--strands", watching: dir)
+        for arguments in [["preview", "bob", "--strands=-3", "-o", "\(dir)/bad.png"], ["groom", "bench", "bob", "--strands", "600000"]] {
+            let bad = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(bad.status, 22, "\(arguments): \(bad.stderr)")
+            XCTAssertTrue(bad.stderr.contains("--strands"), bad.stderr)
+        }
+    }
+
     func testRenderWritesCompositeLayersAndTiming() throws {
         let dir = try Fixtures.temporaryDirectory()
         let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--color", "#6b3e26", "-o", "\(dir)/out.png",

@@ -131,6 +131,22 @@ final class LevelOfDetailTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(LevelOfDetail.choose(faceWidthPx: 20, guideCount: 900).strandCount, 900)
     }
 
+    /// An asked-for strand count replaces the automatic one, never below the guides nor thinner than the catalog.
+    func testAskedStrandCountReplacesTheAutomaticOne() {
+        let automatic = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228)
+        let asked = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 40_000)
+        XCTAssertEqual(asked.strandCount, 40_000)
+        XCTAssertEqual(asked.pointsPerStrand, automatic.pointsPerStrand)
+        XCTAssertEqual(asked.widthScale, 1)
+        XCTAssertEqual(LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 100).strandCount, 228)
+        let few = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 2_400)
+        XCTAssertEqual(few.strandCount, 2_400)
+        XCTAssertGreaterThan(few.widthScale, 1, "fewer strands are drawn wider")
+        XCTAssertThrowsError(try LevelOfDetail.checkStrands(0))
+        XCTAssertThrowsError(try LevelOfDetail.checkStrands(LevelOfDetail.maxStrands + 1))
+        XCTAssertNoThrow(try LevelOfDetail.checkStrands(nil))
+    }
+
     /// A curl keeps the points that hold its shape within the tolerance, more than a bob needs; the size-based
     /// count alone would draw the curl as a zig-zag.
     func testCurlsKeepThePointsTheirShapeNeeds() throws {
