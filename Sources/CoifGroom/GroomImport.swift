@@ -1,8 +1,9 @@
 // GroomImport: brings grooms made elsewhere onto Coif's head. Readers for AMD TressFX `.tfx` (v4 binary),
-// USC-HairSalon `.data` and Assimp-read curves (OBJ `l`, glTF LINES / LINE_STRIP); a similarity fit of the
-// groom onto Coif's head (scale, a facing flip about +y, translation) from the groom's own head mesh when
-// given, else from its roots; root snapping and push-out against the head's distance field; the style OBJ
-// and the catalog entry. Every malformed or truncated file fails as CoifError.assetFailed naming it.
+// USC-HairSalon `.data`, Assimp-read curves (OBJ `l`, glTF LINES / LINE_STRIP) and Assimp-read hair cards
+// (textured strips, one strand per card: see HairCards); a similarity fit of the groom onto Coif's head
+// (scale, a facing flip about +y, translation) from the groom's own head mesh when given, else from its
+// roots; root snapping and push-out against the head's distance field; the style OBJ and the catalog entry.
+// Every malformed or truncated file fails as CoifError.assetFailed naming it.
 // Not a retargeter: the groom keeps its own shape; no per-region warping to a different skull.
 import CAssimp
 import CoifCore
@@ -140,13 +141,21 @@ public enum GroomImport {
     }
 
     /// Curves through Assimp from a file: OBJ `l`, glTF LINES / LINE_STRIP (node transforms applied).
-    /// Line primitives are chained into strands where a segment starts at the previous one's end.
+    /// Line primitives are chained into strands where a segment starts at the previous one's end. A file
+    /// with no line primitives but polygons is read as hair cards (HairCards): one strand per card, its
+    /// centre line root first, format "assimp-cards".
     public static func readAssimpCurves(path: String) throws -> ImportedStrands {
         guard FileManager.default.isReadableFile(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        // Node transforms only, for cards too. Triangulate is not needed (cards are split and sliced over
+        // faces of any corner count) and JoinIdenticalVertices would cost ~430 ms on a large line file while
+        // still keeping copies of a vertex with different UVs apart: HairCards welds by position itself.
         guard let scene = aiImportFile(path, UInt32(aiProcess_PreTransformVertices.rawValue)) else {
             throw CoifError.assetFailed(path: path, reason: "Assimp: \(String(cString: aiGetErrorString()))")
         }
         defer { aiReleaseImport(scene) }
+        if !HairCards.hasLinePrimitives(scene.pointee) && HairCards.polygonCount(scene.pointee) > 0 {
+            return ImportedStrands(strands: try HairCards.strands(scene.pointee, name: path), format: "assimp-cards")
+        }
         let strands = try AssimpScene.lineStrands(scene.pointee, name: path)
         guard !strands.isEmpty else { throw CoifError.assetFailed(path: path, reason: "no line strands (OBJ 'l', glTF LINES/LINE_STRIP)") }
         return ImportedStrands(strands: strands, format: "assimp")
