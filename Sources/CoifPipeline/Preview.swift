@@ -31,6 +31,32 @@ public struct PreviewGroom: Sendable {
     public var widths: StrandWidths
 }
 
+/// A preview's CPU side, ready to draw: the camera, the level of detail, every strand (guides and children)
+/// and the under-layer's triangles. Made by `PreviewEngine.prepare` without the GPU, so a one-shot preview
+/// can make it while the GPU comes up.
+public struct PreviewFrame: Sendable {
+    public var groom: PreviewGroom
+    public var view: PreviewView
+    public var camera: PinholeCamera
+    public var headToCamera: Mat4
+    public var levelOfDetail: LevelOfDetail
+    public var strands: StrandSet
+    public var coveredScalpTriangles: [UInt32]
+    /// Wall milliseconds of the child interpolation and the under-layer's triangles (the `scene` stage).
+    public var sceneMs: Double
+}
+
+/// What one `PreviewEngine.renderOnce` did: the picture, the stage timings and the start-up split.
+public struct PreviewOutcome: Sendable {
+    public var image: PixelImage
+    public var groomName: String
+    public var timing: FrameTiming
+    /// Wall milliseconds until the GPU was ready (context, shaders, warm-up frame).
+    public var engineMs: Double
+    /// Wall milliseconds the second thread took for the catalog, head, groom (read and fit) and scene.
+    public var groomMs: Double
+}
+
 public final class PreviewEngine {
     public let catalog: StyleCatalog
     public let head: HeadModel
@@ -38,23 +64,69 @@ public final class PreviewEngine {
     let occluder: OccluderGeometry
     private let compositor = Compositor()
     /// Field of the preview camera: this many millimetres of head space span the image (side views).
-    public var spanMm: Double = 480
+    public static let spanMm: Double = 480
     /// Neutral skin-grey of the head (sRGB 0…1) and the background (sRGB bytes).
-    public var headSRGB = Vec3(0.72, 0.68, 0.65)
-    public var background: UInt8 = 232
+    public static let headSRGB = Vec3(0.72, 0.68, 0.65)
+    public static let background: UInt8 = 232
 
+    /// Loads the catalog and the head on a second thread while this one brings up the GPU context and
+    /// shaders (the GL work stays on this thread, where the context is current).
     public init(logger: Logger) throws {
-        catalog = try StyleCatalog.standard()
-        head = try HeadModel.standard()
-        renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
-        try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
+        let assets = BackgroundWork(name: "coif.preview-assets") { (try StyleCatalog.standard(), try HeadModel.standard()) }
+        let renderer = Result { try Self.makeRenderer(warmUpSizePx: nil) }
+        (catalog, head) = try assets.wait()
+        self.renderer = try renderer.get()
+        occluder = self.renderer.upload(head: head)
+        logger.debug("preview engine ready", metadata: ["renderer": "\(self.renderer.context.renderer)"])
+    }
+
+    private init(catalog: StyleCatalog, head: HeadModel, renderer: HairRenderer) {
+        self.catalog = catalog
+        self.head = head
+        self.renderer = renderer
         occluder = renderer.upload(head: head)
-        logger.debug("preview engine ready", metadata: ["renderer": "\(renderer.context.renderer)"])
+    }
+
+    /// The GPU side: context, the strand and head programs, and (with a size) a warm-up frame of that size.
+    private static func makeRenderer(warmUpSizePx: Int?) throws -> HairRenderer {
+        let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
+        try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
+        if let warmUpSizePx { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
+        return renderer
+    }
+
+    /// One preview in one process (`coif preview`), start-up included. Everything that needs no GPU (the
+    /// catalog, the head, the groom's read and fit, its children) runs on a second thread while this one
+    /// brings up the GPU context and shaders and draws a warm-up frame of the preview's size, so the real
+    /// frame pays for neither. A bad style or groom file is reported before a GPU failure.
+    public static func renderOnce(_ styleOrFile: String, headPath: String? = nil, view: PreviewView, sizePx: Int,
+                                  color: HairColor, seed: UInt64 = 1, strands: Int? = nil, logger: Logger) throws -> PreviewOutcome {
+        try checkSize(sizePx)
+        let start = monotonicMs()
+        let cpu = BackgroundWork(name: "coif.preview-scene") { () -> (StyleCatalog, HeadModel, PreviewFrame, Double) in
+            let catalog = try StyleCatalog.standard()
+            let head = try HeadModel.standard()
+            let groom = try Self.groom(styleOrFile, headPath: headPath, catalog: catalog, head: head)
+            let frame = Self.prepare(groom, head: head, view: view, sizePx: sizePx, seed: seed, strands: strands)
+            return (catalog, head, frame, monotonicMs() - start)
+        }
+        let gpu = Result { try makeRenderer(warmUpSizePx: sizePx) }
+        let engineMs = monotonicMs() - start
+        let (catalog, head, frame, groomMs) = try cpu.wait()
+        let engine = PreviewEngine(catalog: catalog, head: head, renderer: try gpu.get())
+        logger.debug("preview engine ready", metadata: ["renderer": "\(engine.renderer.context.renderer)"])
+        var timing = FrameTiming()
+        let image = try engine.draw(frame, color: color, seed: seed, timing: &timing)
+        return PreviewOutcome(image: image, groomName: frame.groom.name, timing: timing, engineMs: engineMs, groomMs: groomMs)
     }
 
     /// A catalog style by name, else a groom file (.tfx, .data, .obj, .gltf, …) fitted to Coif's head
     /// (with its own head mesh at `headPath` when given).
     public func groom(_ styleOrFile: String, headPath: String? = nil) throws -> PreviewGroom {
+        try Self.groom(styleOrFile, headPath: headPath, catalog: catalog, head: head)
+    }
+
+    static func groom(_ styleOrFile: String, headPath: String?, catalog: StyleCatalog, head: HeadModel) throws -> PreviewGroom {
         if let entry = catalog.entry(named: styleOrFile) {
             guard let text = Assets.text("Meshes/" + entry.file) else {
                 throw CoifError.assetFailed(path: "Meshes/" + entry.file, reason: "not embedded in this build")
@@ -72,13 +144,16 @@ public final class PreviewEngine {
                             widths: StrandWidths(rootMm: 0.3, tipMm: 0.1))
     }
 
-    /// Renders `groom` at `sizePx`² from `view`; RGB, sRGB.
-    /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
-    public func render(_ groom: PreviewGroom, view: PreviewView, sizePx: Int, color: HairColor, seed: UInt64 = 1,
-                       strands: Int? = nil, timing: inout FrameTiming) throws -> PixelImage {
+    static func checkSize(_ sizePx: Int) throws {
         guard sizePx >= 32 && sizePx <= 4096 else {
             throw CoifError.invalidOption(name: "--size", reason: "must be 32–4096 pixels, got \(sizePx)")
         }
+    }
+
+    /// The CPU side of a preview of `groom` at `sizePx`² from `view` (see PreviewFrame).
+    /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
+    public static func prepare(_ groom: PreviewGroom, head: HeadModel, view: PreviewView, sizePx: Int, seed: UInt64 = 1,
+                               strands: Int? = nil) -> PreviewFrame {
         let distanceMm = 1000.0
         let span = view == .top ? spanMm * 0.85 : spanMm
         let f = Double(sizePx) * distanceMm / span
@@ -95,29 +170,50 @@ public final class PreviewEngine {
         let faceWidthPx = 140 * f / distanceMm
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
                                        resamplingErrorsMm: groom.guides.resamplingErrorsMm(), strands: strands)
-        let (strands, shell) = timing.measure(.scene) { () -> (StrandGeometry, ShellGeometry) in
-            let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
-                                              pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
-            let all = children.apply(guides: groom.guides, head: head)
-            let g = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
-            return (renderer.upload(strands: all, seed: seed),
-                    renderer.upload(shellOf: occluder, triangles: g.coveredScalpTriangles(head: head, radiusMm: 6)))
-        }
-        let widths = StrandWidths(rootMm: groom.widths.rootMm * lod.widthScale, tipMm: groom.widths.tipMm * lod.widthScale)
-        let albedo = Vec3(srgbToLinear(headSRGB.x), srgbToLinear(headSRGB.y), srgbToLinear(headSRGB.z)) * 0.8
+        let sceneStart = monotonicMs()
+        let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+                                          pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+        let all = children.apply(guides: groom.guides, head: head)
+        let g = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
+        let covered = g.coveredScalpTriangles(head: head, radiusMm: 6)
+        return PreviewFrame(groom: groom, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
+                            strands: all, coveredScalpTriangles: covered, sceneMs: monotonicMs() - sceneStart)
+    }
+
+    /// Renders `groom` at `sizePx`² from `view`; RGB, sRGB.
+    /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
+    public func render(_ groom: PreviewGroom, view: PreviewView, sizePx: Int, color: HairColor, seed: UInt64 = 1,
+                       strands: Int? = nil, timing: inout FrameTiming) throws -> PixelImage {
+        try Self.checkSize(sizePx)
+        let frame = Self.prepare(groom, head: head, view: view, sizePx: sizePx, seed: seed, strands: strands)
+        return try draw(frame, color: color, seed: seed, timing: &timing)
+    }
+
+    /// Uploads and draws a prepared frame; RGB, sRGB. The scene stage is the frame's CPU work plus the upload.
+    public func draw(_ frame: PreviewFrame, color: HairColor, seed: UInt64 = 1, timing: inout FrameTiming) throws -> PixelImage {
+        let uploadStart = monotonicMs()
+        let strands = renderer.upload(strands: frame.strands, seed: seed)
+        let shell = renderer.upload(shellOf: occluder, triangles: frame.coveredScalpTriangles)
+        timing[.scene] = (timing[.scene] ?? 0) + frame.sceneMs + (monotonicMs() - uploadStart)
+        let lod = frame.levelOfDetail
+        let widths = StrandWidths(rootMm: frame.groom.widths.rootMm * lod.widthScale, tipMm: frame.groom.widths.tipMm * lod.widthScale)
+        let skin = Self.headSRGB
+        let albedo = Vec3(srgbToLinear(skin.x), srgbToLinear(skin.y), srgbToLinear(skin.z)) * 0.8
         var layer = HairLayer()
         try timing.measure(.render) {
-            try renderer.draw(camera: camera, headToCamera: headToCamera, occluder: occluder, shell: shell, strands: strands,
-                              widths: widths, shading: HairShading(color: color), lighting: Lighting(), headAlbedoLinear: albedo)
+            try renderer.draw(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
+                              strands: strands, widths: widths, shading: HairShading(color: color), lighting: Lighting(),
+                              headAlbedoLinear: albedo)
             renderer.finish()
         }
         try timing.measure(.readback) { try renderer.readBack(into: &layer) }
-        let backdrop = PixelImage(width: sizePx, height: sizePx, channels: 3, fill: background)
+        let size = frame.camera.widthPx
+        let backdrop = PixelImage(width: size, height: frame.camera.heightPx, channels: 3, fill: Self.background)
         let image = timing.measure(.composite) { compositor.composite(layer: layer, over: backdrop).composite }
         timing.strandCount = strands.strandCount
         timing.segmentCount = strands.segmentCount
-        timing.imageWidth = sizePx
-        timing.imageHeight = sizePx
+        timing.imageWidth = size
+        timing.imageHeight = frame.camera.heightPx
         timing.renderer = renderer.context.renderer
         return image
     }

@@ -90,7 +90,7 @@ public final class TryOnEngine {
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: head)
-        try renderer.warmUp(occluder: occluder)
+        try renderer.warmUp()
         analyzer = PhotoAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: head.landmarks68)
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
     }

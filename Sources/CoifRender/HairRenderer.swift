@@ -13,13 +13,17 @@ public final class OccluderGeometry {
     public var gpuBytes: Int { mesh.byteCount }
     /// Positions and outward normals, kept to build groom under-layers from the same vertices.
     let interleaved: [Float]
-    init(context: GPUContext, head: HeadModel) {
-        let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
+    convenience init(context: GPUContext, head: HeadModel) {
+        self.init(context: context, vertices: head.vertices, indices: head.indices)
+    }
+
+    init(context: GPUContext, vertices: [Vec3], indices: [UInt32]) {
+        let normals = vertexNormals(vertices: vertices, indices: indices)
         var interleaved = [Float]()
-        interleaved.reserveCapacity(head.vertices.count * 6)
-        for (p, n) in zip(head.vertices, normals) { interleaved += [p.x, p.y, p.z, n.x, n.y, n.z] }
+        interleaved.reserveCapacity(vertices.count * 6)
+        for (p, n) in zip(vertices, normals) { interleaved += [p.x, p.y, p.z, n.x, n.y, n.z] }
         self.interleaved = interleaved
-        mesh = TriangleMesh(context: context, interleaved: interleaved, indices: head.indices)
+        mesh = TriangleMesh(context: context, interleaved: interleaved, indices: indices)
     }
 }
 
@@ -248,18 +252,26 @@ public final class HairRenderer {
         }
     }
 
-    /// Draws and reads back one tiny frame with every program and state a real frame uses, so software
-    /// drivers (llvmpipe compiles shader variants at first draw) do that work at start-up rather than in
-    /// the first still. Leaves no state behind that a later frame could see: every frame clears first.
-    public func warmUp(occluder: OccluderGeometry) throws {
-        let camera = PinholeCamera(widthPx: 16, heightPx: 16, fx: 16, fy: 16, cx: 7.5, cy: 7.5)
+    /// Draws and reads back one frame with every program and state a real frame uses, so software drivers
+    /// (llvmpipe compiles shader variants at first draw) do that work at start-up rather than in the first
+    /// still or preview. Needs no head: it draws a stand-in triangle, so it can run while the head and the
+    /// groom are still loading on another thread. `sizePx` also allocates the render target at the size
+    /// the first real frame will have (16: any size, cheapest); `headShading` warms the preview's opaque
+    /// head pass instead of the still's depth-only one (call `prepareHeadShading` first). Leaves no state
+    /// behind that a later frame could see: every frame clears first.
+    public func warmUp(sizePx: Int = 16, headShading: Bool = false) throws {
+        let size = max(sizePx, 1)
+        let c = Double(size - 1) / 2
+        let camera = PinholeCamera(widthPx: size, heightPx: size, fx: Double(size), fy: Double(size), cx: c, cy: c)
+        let standIn = OccluderGeometry(context: context, vertices: [Vec3(-80, -80, 0), Vec3(80, -80, 0), Vec3(0, 100, 0)],
+                                       indices: [0, 1, 2])
         let strand = StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 90, 60), Vec3(0, 60, 110), Vec3(0, 30, 120)])
         let strands = upload(strands: strand, seed: 0)
-        let shell = upload(shellOf: occluder, triangles: [0, 1, 2])
+        let shell = upload(shellOf: standIn, triangles: [0, 1, 2])
         let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 600))
-        try draw(camera: camera, headToCamera: frontal, occluder: occluder, shell: shell, strands: strands,
+        try draw(camera: camera, headToCamera: frontal, occluder: standIn, shell: shell, strands: strands,
                  widths: StrandWidths(rootMm: 1, tipMm: 1), shading: HairShading(color: HairColor(srgb: Vec3(0.5, 0.4, 0.3), name: "warm-up")),
-                 lighting: Lighting())
+                 lighting: Lighting(), headAlbedoLinear: headShading ? Vec3(0.5, 0.5, 0.5) : nil)
         var layer = HairLayer()
         try readBack(into: &layer)
     }

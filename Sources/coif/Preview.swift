@@ -50,19 +50,16 @@ struct Preview: ParsableCommand {
             let hairColor = try HairColor.parse(color)
             try LevelOfDetail.checkStrands(strands)
             try AtomicFile.checkWritable(output)
-            let engine = try PreviewEngine(logger: global.makeLogger())
-            let engineReady = monotonicMs()
-            let groom = try engine.groom(styleOrFile, headPath: head)
-            let groomReady = monotonicMs()
-            var timing = FrameTiming()
-            let image = try engine.render(groom, view: camera, sizePx: size, color: hairColor, seed: seed, strands: strands, timing: &timing)
-            let png = try timing.measure(.encode) { try PNGFile.encode(image) }
-            try timing.measure(.write) { try AtomicFile.write(png, to: output) }
-            print("wrote \(output) (\(groom.name), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")
+            var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: hairColor,
+                                                       seed: seed, strands: strands, logger: global.makeLogger())
+            let png = try outcome.timing.measure(.encode) { try PNGFile.encode(outcome.image) }
+            try outcome.timing.measure(.write) { try AtomicFile.write(png, to: output) }
+            let timing = outcome.timing
+            print("wrote \(output) (\(outcome.groomName), \(camera.rawValue), \(size)x\(size), \(timing.strandCount) strands, \(String(format: "%.1f", monotonicMs() - start)) ms)")
             if showTiming {
                 print("renderer: \(timing.renderer)")
-                print("  " + padded("engine", 10) + String(format: " %8.2f ms (GPU context, shaders, head, catalog)", engineReady - start))
-                print("  " + padded("groom", 10) + String(format: " %8.2f ms (read and fit the groom)", groomReady - engineReady))
+                print("  " + padded("engine", 10) + String(format: " %8.2f ms (GPU context, shaders, a warm-up frame)", outcome.engineMs))
+                print("  " + padded("groom", 10) + String(format: " %8.2f ms (catalog, head, groom read and fit, scene; beside the engine)", outcome.groomMs))
                 for stage in Stage.allCases {
                     guard let ms = timing[stage] else { continue }
                     print("  " + padded(stage.rawValue, 10) + String(format: " %8.2f ms", ms))
