@@ -305,10 +305,10 @@ public enum GroomImport {
     }
 
     /// Imports `path` as style `name` into `meshesDirectory`: writes styles/NAME.obj and adds (or replaces)
-    /// its entry in catalog.json there. Returns the entry.
+    /// its entry in catalog.json there. Returns the entry and how the groom was fitted.
     @discardableResult
     public static func importStyle(path: String, headPath: String?, name: String, meshesDirectory: String,
-                                   head: HeadModel) throws -> StyleEntry {
+                                   head: HeadModel) throws -> (entry: StyleEntry, fit: GroomFit) {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw CoifError.invalidOption(name: "-o", reason: "style name must be letters, digits, '-' or '_', got '\(name)'")
         }
@@ -317,7 +317,7 @@ public enum GroomImport {
             throw CoifError.inputMissing(path: catalogPath)
         }
         var catalog = try StyleCatalog.parse(json: catalogText)
-        let (strands, _, format) = try load(path: path, headPath: headPath, head: head)
+        let (strands, fit, format) = try load(path: path, headPath: headPath, head: head)
         var lengthMm: Float = 0
         for i in 0..<strands.strandCount {
             let s = strands.strand(i)
@@ -334,7 +334,7 @@ public enum GroomImport {
         try MeshGeneration.writeAtomically(objText(name: name, source: source, strands: strands),
                                            to: (meshesDirectory as NSString).appendingPathComponent(file))
         try MeshGeneration.writeAtomically(catalog.jsonText(), to: catalogPath)
-        return entry
+        return (entry, fit)
     }
 }
 

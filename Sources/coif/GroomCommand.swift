@@ -52,7 +52,7 @@ struct GroomCommand: ParsableCommand {
         @Option(help: "The groom's own head mesh (any format Assimp reads), in the same frame as the hair.")
         var head: String?
 
-        @Option(name: [.short, .customLong("name")], help: "Style name for the catalog.")
+        @Option(name: [.customShort("o"), .short, .customLong("name")], help: "Style name for the catalog.")
         var name: String
 
         @Option(help: "Meshes directory to write into.")
@@ -61,8 +61,10 @@ struct GroomCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors {
                 let coifHead = try HeadModel.standard()
-                let entry = try GroomImport.importStyle(path: file, headPath: head, name: name, meshesDirectory: out, head: coifHead)
+                let (entry, fit) = try GroomImport.importStyle(path: file, headPath: head, name: name, meshesDirectory: out, head: coifHead)
                 print("wrote \(out)/\(entry.file) (\(entry.guides) guides × \(entry.pointsPerGuide) points) and \(out)/catalog.json")
+                print("fitted by \(fit.usedSourceHead ? "its head mesh" : "its roots"): scale \(String(format: "%.3f", fit.scale))"
+                      + (fit.turned ? ", turned 180° about +y" : ""))
             }
         }
     }

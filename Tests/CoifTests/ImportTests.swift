@@ -133,7 +133,7 @@ final class ImportTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory()
         try FileManager.default.copyItem(atPath: Self.meshes.appendingPathComponent("catalog.json").path, toPath: dir + "/catalog.json")
         let entry = try GroomImport.importStyle(path: hair, headPath: try require("tressfx_sintel/sintel.obj"), name: "sintel",
-                                                meshesDirectory: dir, head: try coifHead())
+                                                meshesDirectory: dir, head: try coifHead()).entry
         let catalog = try StyleCatalog.parse(json: String(contentsOfFile: dir + "/catalog.json", encoding: .utf8))
         XCTAssertEqual(catalog.entry(named: "sintel"), entry)
         XCTAssertEqual(catalog.styles.count, try StyleCatalog.parse(json: String(contentsOf: Self.meshes.appendingPathComponent("catalog.json"), encoding: .utf8)).styles.count + 1)
