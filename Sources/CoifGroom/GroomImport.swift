@@ -26,10 +26,34 @@ public struct GroomFit: Sendable {
     public var centreHead: Vec3
     /// Whether the source head mesh (rather than the roots alone) set the fit.
     public var usedSourceHead: Bool
+    /// Quarter turns about +x (0–3) applied first, bringing the file's up axis (+y, −z, −y or +z) to +y;
+    /// `centreSource` is in the turned frame.
+    public var quarterTurnsAboutX: Int = 0
+
     public func apply(_ p: Vec3) -> Vec3 {
-        var q = (p - centreSource) * scale
+        var q = (Self.quarterTurnAboutX(p, quarterTurnsAboutX) - centreSource) * scale
         if turned { q = Vec3(-q.x, q.y, -q.z) }
         return centreHead + q
+    }
+
+    /// `p` turned `k` quarter turns about +x (right-handed: the first takes −z to +y).
+    static func quarterTurnAboutX(_ p: Vec3, _ k: Int) -> Vec3 {
+        switch k & 3 {
+        case 1: return Vec3(p.x, -p.z, p.y)
+        case 2: return Vec3(p.x, -p.y, -p.z)
+        case 3: return Vec3(p.x, p.z, -p.y)
+        default: return p
+        }
+    }
+
+    /// The quarter turns about +x that bring a scalp's up direction to +y: `up` is the way from the
+    /// roots' sphere centre to the roots' mean (the roots cap the top of a head, whatever the hair does
+    /// below them), snapped to the nearest of ±y, ±z. 0 when it is shorter than a fifth of the radius (no
+    /// clear cap) so a groom that is already +y up is never turned on weak evidence.
+    static func quarterTurnsBringingUp(_ up: Vec3, radius: Float) -> Int {
+        guard (up.y * up.y + up.z * up.z).squareRoot() > 0.2 * radius else { return 0 }
+        if abs(up.y) >= abs(up.z) { return up.y > 0 ? 0 : 2 }
+        return up.z < 0 ? 1 : 3
     }
 }
 
@@ -221,7 +245,15 @@ public enum GroomImport {
     /// vertices near the roots when given, else from the roots) onto Coif's scalp sphere; the groom is
     /// turned 180° about +y when its hair mass sits in front of that centre (hair covers the back).
     public static func fit(_ strands: [[Vec3]], sourceHead: [Vec3]?, to head: HeadModel) -> GroomFit {
-        let roots = strands.map { $0[0] }
+        // Bring the file's up axis to +y first: DCC tools export Z-up as often as Y-up, and a Z-up groom
+        // read as Y-up would be fitted lying on its side. The quarter turn keeps x (both heads' left–right
+        // axis) and so the mid-sagittal plane the sphere fit relies on.
+        let fileRoots = strands.map { $0[0] }
+        let fileSphere = symmetricSphere(fileRoots)
+        let fileMean = fileRoots.reduce(Vec3.zero, +) / Float(fileRoots.count)
+        let quarterTurns = GroomFit.quarterTurnsBringingUp(fileMean - fileSphere.centre, radius: fileSphere.radius)
+        let roots = fileRoots.map { GroomFit.quarterTurnAboutX($0, quarterTurns) }
+        let sourceHead = sourceHead?.map { GroomFit.quarterTurnAboutX($0, quarterTurns) }
         var sphere = symmetricSphere(roots)
         var usedHead = false
         if let sourceHead, sphere.radius.isFinite {
@@ -237,7 +269,7 @@ public enum GroomImport {
         // Hair mass in front of the centre means the groom faces −z.
         let turned = behind > 0.05 * sphere.radius
         return GroomFit(scale: target.radius / sphere.radius, turned: turned, centreSource: sphere.centre,
-                        centreHead: target.centre, usedSourceHead: usedHead)
+                        centreHead: target.centre, usedSourceHead: usedHead, quarterTurnsAboutX: quarterTurns)
     }
 
     /// Applies `fit`, snaps each root onto the scalp (moving its strand with it), resamples to

@@ -64,6 +64,7 @@ struct GroomCommand: ParsableCommand {
                 let (entry, fit) = try GroomImport.importStyle(path: file, headPath: head, name: name, meshesDirectory: out, head: coifHead)
                 print("wrote \(out)/\(entry.file) (\(entry.guides) guides × \(entry.pointsPerGuide) points) and \(out)/catalog.json")
                 print("fitted by \(fit.usedSourceHead ? "its head mesh" : "its roots"): scale \(String(format: "%.3f", fit.scale))"
+                      + (fit.quarterTurnsAboutX == 0 ? "" : ", up axis \(["+y", "-z", "-y", "+z"][fit.quarterTurnsAboutX & 3]) turned to +y")
                       + (fit.turned ? ", turned 180° about +y" : ""))
             }
         }

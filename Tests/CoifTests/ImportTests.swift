@@ -128,6 +128,50 @@ final class ImportTests: XCTestCase {
         }
     }
 
+    /// A groom exported Z-up (either way) or upside down lands exactly where its Y-up original does: the
+    /// up axis is read from the roots' cap, not assumed.
+    func testUpAxisIsFoundFromTheScalp() throws {
+        let head = try coifHead()
+        let sintel = try GroomImport.readTFX(path: try require("tressfx_sintel/GEO-sintel_hair_emit.001-sintel_hair.tfx")).strands
+        let original = GroomImport.fit(sintel, sourceHead: nil, to: head)
+        XCTAssertEqual(original.quarterTurnsAboutX, 0, "Sintel is +y up")
+        for k in 1...3 {
+            // The file as a tool whose up axis is another would write it: k quarter turns the other way.
+            let exported = sintel.map { $0.map { GroomFit.quarterTurnAboutX($0, 4 - k) } }
+            let fit = GroomImport.fit(exported, sourceHead: nil, to: head)
+            XCTAssertEqual(fit.quarterTurnsAboutX, k)
+            var worst: Float = 0
+            for (a, b) in zip(sintel.joined(), exported.joined()) { worst = max(worst, length(original.apply(a) - fit.apply(b))) }
+            XCTAssertLessThan(worst, 0.01, "\(k) quarter turns: placed \(worst) mm away from the Y-up original")
+        }
+    }
+
+    /// Ratboy's mohawk is stored −z up with no head mesh: fitted, its roots run front to back over the
+    /// top of Coif's head along the mid-line, and its spikes stand up.
+    func testRatboysMohawkStandsOnTheCrown() throws {
+        let head = try coifHead()
+        let placed = try GroomImport.load(path: try require("tressfx_ratboy/Ratboy_mohawk.tfx"), headPath: nil, head: head)
+        XCTAssertEqual(placed.fit.quarterTurnsAboutX, 1, "the file is -z up")
+        let centre = head.shape.craniumCentre
+        let n = placed.strands.pointsPerStrand
+        var up = Vec3.zero, rise: Float = 0
+        var rootsLow = Vec3(repeating: .infinity), rootsHigh = Vec3(repeating: -.infinity)
+        for i in 0..<placed.strands.strandCount {
+            let root = placed.strands.positions[i * n], tip = placed.strands.positions[i * n + n - 1]
+            up += normalize(root - centre)
+            rise += tip.y - root.y
+            rootsLow = pointwiseMin(rootsLow, root)
+            rootsHigh = pointwiseMax(rootsHigh, root)
+        }
+        up = normalize(up)
+        rise /= Float(placed.strands.strandCount)
+        let spread = rootsHigh - rootsLow
+        print("ImportTests: Ratboy: mean root direction \(up), tips \(fixed(rise, 1)) mm above roots, root spread \(spread)")
+        XCTAssertGreaterThan(up.y, cos(Float.pi / 6), "the roots' mean direction from the cranium centre is within 30° of up")
+        XCTAssertGreaterThan(rise, 10, "spikes stand up from their roots")
+        XCTAssertLessThan(spread.x, 0.5 * spread.z, "a mohawk: a strip along the mid-line, longer front to back than wide")
+    }
+
     func testImportWritesTheStyleAndCatalogEntry() throws {
         let hair = try require("tressfx_sintel/GEO-sintel_hair_emit.001-sintel_hair.tfx")
         let dir = try Fixtures.temporaryDirectory()
