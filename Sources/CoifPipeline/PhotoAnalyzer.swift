@@ -192,8 +192,27 @@ public final class PhotoAnalyzer {
                 let upsampled = faceFinder.detect(gray: gray, upsample: 1)
                 if !upsampled.isEmpty { return upsampled }
             }
-            return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+            return fallbackDetections(gray: gray)
         }
+    }
+
+    /// How far below dlib's own acceptance level (0) the fallback pass looks.
+    public static let fallbackThresholdAdjust = -0.5
+
+    /// When dlib at its own threshold found nothing: dlib once more with the threshold lowered by
+    /// `fallbackThresholdAdjust` (photo scale, then 2x upsampled below 1200 px short side), whose boxes
+    /// are in the convention dlib's landmark model was trained on and whose five HOG filters include
+    /// turned faces (a face near the end of their range scores just under 0); only then OpenCV's profile
+    /// cascade (image and mirror), whose boxes have to be converted and start above the brows. Both are
+    /// weak detectors; the cheaper, better-aligned one goes first. Never runs when a face was found.
+    func fallbackDetections(gray: PixelImage) -> [FaceBox] {
+        let low = faceFinder.detect(gray: gray, upsample: 0, threshold: Self.fallbackThresholdAdjust)
+        if !low.isEmpty { return low }
+        if min(gray.width, gray.height) < 1200 {
+            let upsampled = faceFinder.detect(gray: gray, upsample: 1, threshold: Self.fallbackThresholdAdjust)
+            if !upsampled.isEmpty { return upsampled }
+        }
+        return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
     }
 
     /// Photos over this many pixels are first searched coarse-to-fine (`coarseDetectionScale`); at or below
@@ -231,7 +250,7 @@ public final class PhotoAnalyzer {
                 }
             }
             if !found.isEmpty { return found }
-            return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+            return fallbackDetections(gray: gray)
         }
     }
 
