@@ -25,18 +25,6 @@ public final class PhotoAnalyzer {
     /// 0 for renders, so the committed goldens stay byte-identical; `coif eval` uses 2 (see Evaluator).
     public var landmarkRefits = 0
 
-    /// Also fit the mirror image and average the two fits (`FaceFinder.landmarksMirrorAveraged`): less
-    /// variance, twice the landmark time. Off for renders (goldens byte-identical); `coif eval` turns it on.
-    public var landmarkMirrorAverage = false
-
-    /// The 68 landmarks in `box` as this analyzer fits them (`landmarkRefits`, `landmarkMirrorAverage`).
-    /// `mirroredGray` (the mirror of `gray`) may be passed when several faces share one image.
-    public func fitLandmarks(gray: PixelImage, box: FaceBox, mirroredGray: PixelImage? = nil) -> [Vec2] {
-        guard landmarkMirrorAverage else { return faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
-        return faceFinder.landmarksMirrorAveraged(gray: gray, mirroredGray: mirroredGray ?? gray.mirrored(), box: box,
-                                                  refits: landmarkRefits)
-    }
-
     public init(faceFinder: FaceFinder, headLandmarks: [Vec3]) {
         self.faceFinder = faceFinder
         self.headLandmarks = headLandmarks
@@ -92,7 +80,7 @@ public final class PhotoAnalyzer {
 
     private func fit(photo: Photo, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox, fieldOfViewDegrees: Double?,
                      timing: inout FrameTiming) throws -> PhotoAnalysis {
-        let landmarks = timing.measure(.landmarks) { fitLandmarks(gray: gray, box: box) }
+        let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
         guard landmarks.count == 68 else { throw CoifError.noFace(path: photo.path) }
         let face = Face(box: box, landmarks: landmarks)
         let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
