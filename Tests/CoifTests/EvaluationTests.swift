@@ -2,6 +2,7 @@
 // printed reason when ../shared/testdata is absent). The AFLW2000-3D convention test solves the pose
 // from the ground truth's own 2D points, so it checks the angle conversion, not dlib.
 import CoifCore
+import CoifMedia
 import CoifPipeline
 import CoifVision
 import Foundation
@@ -70,9 +71,10 @@ final class EvaluationTests: XCTestCase {
         let mean = try XCTUnwrap(report.meanMAE)
         print(String(format: "EvaluationTests: AFLW2000-3D sample MAE p/y/r %@, mean %.2f°",
                      report.mae!.map { String(format: "%.2f", $0) }.joined(separator: "/"), mean))
-        // Measured 8.15° (fov 50): the near-frontal four are within 7°; 00251 and 00475 (yaw 55°/66°)
-        // carry the error. The 8° target is not met yet; this bound keeps it from getting worse.
-        XCTAssertLessThan(mean, 9)
+        // Measured 6.46° (fov 50; 8.15° before the far-side points were dropped past 30° of yaw, the
+        // mirror-averaged fits and dlib's low-threshold fallback): the near-frontal four are within 7°;
+        // 00251 and 00475 (yaw 55°/66°) carry the error. The target is 8°.
+        XCTAssertLessThan(mean, 8)
     }
 
     func testEvalLandmarksOnMenpoAndImglab() throws {
@@ -83,14 +85,68 @@ final class EvaluationTests: XCTestCase {
         XCTAssertEqual(report.detectionRate, 1)
         for row in report.rows {
             print(String(format: "EvaluationTests: %@ NME %.2f%%", row.image, (row.nme ?? 1) * 100))
-            // Measured einstein 6.53%, takeo 3.64% (two refits).
-            XCTAssertLessThan(row.nme ?? 1, row.image.hasPrefix("einstein") ? 0.075 : 0.045, row.image)
+            // Measured einstein 5.97%, takeo 3.49% (two refits, averaged with the mirror image's fit;
+            // 6.53% and 3.64% without the mirror).
+            XCTAssertLessThan(row.nme ?? 1, row.image.hasPrefix("einstein") ? 0.065 : 0.04, row.image)
         }
         let xml = try testdata("landmarks68/dlib_faces") + "/testing_with_face_landmarks.xml"
         let dlib = try evaluator.landmarks(try GroundTruth.imglabXML(path: xml))
         XCTAssertEqual(dlib.faces, 25)
         XCTAssertEqual(dlib.detectionRate, 1)
         XCTAssertLessThan(dlib.meanNME ?? 1, 0.03, "these labels are dlib's own output")
+    }
+
+    /// Past 30° of yaw the far eye and far nostril are left out of the pose. Coif's own reference points
+    /// projected at yaw ±60°, with those hidden points pushed 12% of the face width toward the frontal
+    /// shape (what dlib does to points it cannot see): the pose that drops them stays within 1°, the pose
+    /// from every rigid point does not.
+    func testPoseIgnoresTheHiddenSideOfATurnedHead() throws {
+        let analyzer = try analyzer()
+        let head = analyzer.headLandmarks
+        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 50, width: 640, height: 480)
+        XCTAssertEqual(PhotoAnalyzer.visibleRigidLandmarks(yawDegrees: 50).filter { (42...47).contains($0) || [34, 35].contains($0) }, [])
+        XCTAssertEqual(PhotoAnalyzer.visibleRigidLandmarks(yawDegrees: -50).filter { (36...41).contains($0) || [31, 32].contains($0) }, [])
+        for yaw in [60.0, -60.0] {
+            // The model rotated about +y by yaw (Coif's yaw sign), then flipped into OpenCV's camera axes.
+            let c = cos(yaw * .pi / 180), s = sin(yaw * .pi / 180)
+            let image = head.map { p -> Vec2 in
+                let x = c * Double(p.x) + s * Double(p.z), y = Double(p.y), z = -s * Double(p.x) + c * Double(p.z)
+                let cx = x, cy = -y, cz = 600 - z
+                return Vec2(Float(k.fx * cx / cz + k.cx), Float(k.fy * cy / cz + k.cy))
+            }
+            let width = Double(abs(image[16].x - image[0].x))
+            let hidden = Set(PhotoAnalyzer.rigidLandmarks).subtracting(PhotoAnalyzer.visibleRigidLandmarks(yawDegrees: yaw))
+            XCTAssertEqual(hidden.count, 8)
+            var marks = image
+            // Toward frontal: at yaw the hidden side is squeezed against the nose; on a frontal face its
+            // points sit further out, the way the nose points.
+            for i in hidden { marks[i].x += Float((yaw > 0 ? 1 : -1) * 0.12 * width) }
+            let robust = try analyzer.solvePose(landmarks: marks, intrinsics: k)
+            let rigid = try HeadPose.solve(imagePoints: PhotoAnalyzer.rigidLandmarks.map { marks[$0] },
+                                           modelPoints: PhotoAnalyzer.rigidLandmarks.map { head[$0] }, intrinsics: k)
+            print(String(format: "EvaluationTests: yaw %+.0f°, hidden points moved: visible-subset pose %.2f°, all rigid points %.2f°",
+                         yaw, robust.yawDegrees, rigid.yawDegrees))
+            XCTAssertEqual(robust.yawDegrees, yaw, accuracy: 1)
+            XCTAssertGreaterThan(abs(rigid.yawDegrees - yaw), 2)
+        }
+    }
+
+    /// image00251 (yaw −55°) is missed by dlib at its own threshold, with and without upsampling; the
+    /// fallback then takes dlib's low-threshold boxes before the profile cascade's.
+    func testFallbackTakesLowThresholdDlibBeforeTheProfileCascade() throws {
+        let dir = try testdata("headpose_aflw2000_3d")
+        let analyzer = try analyzer()
+        let gray = try Photo.read(path: dir + "/image00251.jpg").image.grayscale()
+        XCTAssertTrue(analyzer.faceFinder.detect(gray: gray, upsample: 0).isEmpty)
+        XCTAssertTrue(analyzer.faceFinder.detect(gray: gray, upsample: 1).isEmpty)
+        let low = analyzer.faceFinder.detect(gray: gray, upsample: 0, threshold: PhotoAnalyzer.fallbackThresholdAdjust)
+        XCTAssertFalse(low.isEmpty, "dlib's turned-face filters score this face just under 0")
+        XCTAssertEqual(analyzer.detectFaces(gray: gray), low)
+        XCTAssertEqual(analyzer.detectAllFaces(gray: gray), low)
+        let truth = try AFLWGroundTruth.read(matPath: dir + "/image00251.mat")
+        let centre = truth.landmarks.reduce(Vec2(), +) / 68
+        XCTAssertTrue(low.contains { $0.left <= centre.x && centre.x <= $0.right && $0.top <= centre.y && centre.y <= $0.bottom },
+                      "a box holds the face")
     }
 }
 

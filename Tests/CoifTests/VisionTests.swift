@@ -327,6 +327,34 @@ final class VisionTests: XCTestCase {
                      + "%.1f ms (upsample 1); landmarks %.2f ms", loadMs, detect0Ms, detect1Ms, landmarksMs))
     }
 
+    /// The mirror permutation swaps each point with its left–right twin; a fit made on the mirror image
+    /// and mapped back lands on the same face as the direct fit, point for point.
+    func testMirrorFitMapsBackOntoTheSameFace() throws {
+        let m = Landmarks68.mirror
+        XCTAssertEqual((0..<68).map { m[m[$0]] }, Array(0..<68), "an involution")
+        for (a, b) in [(0, 16), (8, 8), (17, 26), (27, 27), (30, 30), (31, 35), (33, 33), (36, 45), (39, 42), (40, 47),
+                       (48, 54), (51, 51), (57, 57), (59, 55), (60, 64), (62, 62), (65, 67), (66, 66)] {
+            XCTAssertEqual(m[a], b, "point \(a)")
+        }
+        let finder = try loadedFinder()
+        let gray = try XCTUnwrap(Self.decode(try Self.systemImage(Self.astronautPNG)).image).grayscale()
+        let mirrored = gray.mirrored()
+        XCTAssertEqual(mirrored.mirrored(), gray)
+        XCTAssertEqual(mirrored.pixels[7], gray.pixels[gray.width - 8])
+        let box = try XCTUnwrap(finder.detect(gray: gray, upsample: 0).first)
+        let direct = finder.landmarks(gray: gray, box: box, refits: 0)
+        let back = finder.landmarksOnMirror(mirroredGray: mirrored, box: box, refits: 0)
+        XCTAssertEqual(back.count, 68)
+        let eyes = length(Vec3(direct[45].x - direct[36].x, direct[45].y - direct[36].y, 0))
+        let meanGap = zip(direct, back).map { length(Vec3($0.x - $1.x, $0.y - $1.y, 0)) }.reduce(0, +) / 68
+        // Measured ~2% of the eye-corner distance; a wrong permutation or x mapping puts points on the
+        // other side of the face (tens of percent).
+        XCTAssertLessThan(meanGap, 0.05 * eyes)
+        XCTAssertGreaterThan(meanGap, 0, "the mirror fit is a second opinion, not the same numbers")
+        let averaged = finder.landmarksMirrorAveraged(gray: gray, mirroredGray: mirrored, box: box, refits: 0)
+        for i in [0, 36, 45, 48] { XCTAssertEqual(averaged[i], (direct[i] + back[i]) / 2) }
+    }
+
     // ── 3. Head pose against poses we project ourselves ────────────────────────────────────
 
     /// 68 points on the front of a head-sized ellipsoid (semi-axes 75, 100, 60 mm; head space: +x the
