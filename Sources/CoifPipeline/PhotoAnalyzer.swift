@@ -184,23 +184,12 @@ public final class PhotoAnalyzer {
         }
     }
 
-    /// How far below dlib's own acceptance level (0) the fallback pass looks.
-    public static let fallbackThresholdAdjust = -0.5
-
-    /// When dlib at its own threshold found nothing: dlib once more with the threshold lowered by
-    /// `fallbackThresholdAdjust` (photo scale, then 2x upsampled below 1200 px short side), whose boxes
-    /// are in the convention dlib's landmark model was trained on and whose five HOG filters include
-    /// turned faces (a face near the end of their range scores just under 0); only then OpenCV's profile
-    /// cascade (image and mirror), whose boxes have to be converted and start above the brows. Both are
-    /// weak detectors; the cheaper, better-aligned one goes first. Never runs when a face was found.
+    /// When dlib at its own threshold found nothing (image, then 2x): OpenCV's profile cascade on the
+    /// image and its mirror, for faces turned past dlib's filters. dlib's threshold is deliberately not
+    /// lowered first: at −0.5 it turned the astronaut's neighbours in Debian's sample photos (coins, a
+    /// rocket, a motorcycle, a chessboard, a box) into faces, and a try-on must say "no face found" there.
     func fallbackDetections(gray: PixelImage) -> [FaceBox] {
-        let low = faceFinder.detect(gray: gray, upsample: 0, threshold: Self.fallbackThresholdAdjust)
-        if !low.isEmpty { return low }
-        if min(gray.width, gray.height) < 1200 {
-            let upsampled = faceFinder.detect(gray: gray, upsample: 1, threshold: Self.fallbackThresholdAdjust)
-            if !upsampled.isEmpty { return upsampled }
-        }
-        return faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+        faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
     }
 
     /// Photos over this many pixels are first searched coarse-to-fine (`coarseDetectionScale`); at or below

@@ -71,8 +71,8 @@ final class EvaluationTests: XCTestCase {
         let mean = try XCTUnwrap(report.meanMAE)
         print(String(format: "EvaluationTests: AFLW2000-3D sample MAE p/y/r %@, mean %.2f°",
                      report.mae!.map { String(format: "%.2f", $0) }.joined(separator: "/"), mean))
-        // Measured 6.46° (fov 50; 8.15° before the far-side points were dropped past 30° of yaw, the
-        // mirror-averaged fits and dlib's low-threshold fallback): the near-frontal four are within 7°;
+        // Measured 7.37° (fov 50; 8.15° before the far-side points were dropped past 30° of yaw and the
+        // fits were averaged with the mirror image's): the near-frontal four are within 7°;
         // 00251 and 00475 (yaw 55°/66°) carry the error. The target is 8°.
         XCTAssertLessThan(mean, 8)
     }
@@ -132,21 +132,26 @@ final class EvaluationTests: XCTestCase {
     }
 
     /// image00251 (yaw −55°) is missed by dlib at its own threshold, with and without upsampling; the
-    /// fallback then takes dlib's low-threshold boxes before the profile cascade's.
-    func testFallbackTakesLowThresholdDlibBeforeTheProfileCascade() throws {
+    /// profile cascade finds it. Photos with no face (Debian's sample images) stay faceless: the fallback
+    /// does not lower dlib's threshold, which finds "faces" in them.
+    func testFallbackFindsTheProfileAndNoFaceWhereThereIsNone() throws {
         let dir = try testdata("headpose_aflw2000_3d")
         let analyzer = try analyzer()
         let gray = try Photo.read(path: dir + "/image00251.jpg").image.grayscale()
         XCTAssertTrue(analyzer.faceFinder.detect(gray: gray, upsample: 0).isEmpty)
         XCTAssertTrue(analyzer.faceFinder.detect(gray: gray, upsample: 1).isEmpty)
-        let low = analyzer.faceFinder.detect(gray: gray, upsample: 0, threshold: PhotoAnalyzer.fallbackThresholdAdjust)
-        XCTAssertFalse(low.isEmpty, "dlib's turned-face filters score this face just under 0")
-        XCTAssertEqual(analyzer.detectFaces(gray: gray), low)
-        XCTAssertEqual(analyzer.detectAllFaces(gray: gray), low)
-        let truth = try AFLWGroundTruth.read(matPath: dir + "/image00251.mat")
-        let centre = truth.landmarks.reduce(Vec2(), +) / 68
-        XCTAssertTrue(low.contains { $0.left <= centre.x && centre.x <= $0.right && $0.top <= centre.y && centre.y <= $0.bottom },
-                      "a box holds the face")
+        let found = analyzer.detectFaces(gray: gray)
+        XCTAssertEqual(found, analyzer.faceFinder.detectProfiles(gray: gray, minSizePx: 40))
+        XCTAssertFalse(found.isEmpty, "the profile cascade finds the turned face")
+        let samples = ["/usr/lib/python3/dist-packages/skimage/data/coins.png", "/usr/lib/python3/dist-packages/skimage/data/rocket.jpg",
+                       "/usr/share/doc/opencv-doc/examples/data/board.jpg", "/usr/share/doc/opencv-doc/examples/data/box.png"]
+        for path in samples where FileManager.default.fileExists(atPath: path) {
+            let sample = try Photo.read(path: path).image.grayscale()
+            XCTAssertEqual(analyzer.detectFaces(gray: sample), [], "\(path): no face in it")
+            XCTAssertFalse(analyzer.faceFinder.detect(gray: sample, upsample: 0, threshold: -0.5).isEmpty
+                           && analyzer.faceFinder.detect(gray: sample, upsample: 1, threshold: -0.5).isEmpty,
+                           "\(path): what a lowered threshold would invent (the reason it is not lowered)")
+        }
     }
 }
 

@@ -100,14 +100,10 @@ final class VisionSpeedTests: XCTestCase {
         for path in Self.photos() {
             let gray = try Self.gray(path)
             guard gray.width * gray.height <= PhotoAnalyzer.coarseDetectionAbovePixels else { continue }
-            // What detectFaces does, step by step: dlib single-threaded, upsampled retry, the same two at
-            // dlib's threshold lowered by fallbackThresholdAdjust, then the profile cascade.
+            // What detectFaces does, step by step: dlib single-threaded, upsampled retry, then the profile cascade.
             let small = min(gray.width, gray.height) < 1200
-            let low = PhotoAnalyzer.fallbackThresholdAdjust
             var before = finder.detect(gray: gray, upsample: 0, parallel: false)
             if before.isEmpty && small { before = finder.detect(gray: gray, upsample: 1, parallel: false) }
-            if before.isEmpty { before = finder.detect(gray: gray, upsample: 0, threshold: low, parallel: false) }
-            if before.isEmpty && small { before = finder.detect(gray: gray, upsample: 1, threshold: low, parallel: false) }
             if before.isEmpty { before = finder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12)) }
             XCTAssertEqual(analyzer.detectFaces(gray: gray), before, path)
         }
