@@ -35,8 +35,9 @@ let package = Package(
             ],
             linkerSettings: [
                 .linkedLibrary("dlib"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_core"),
-                // objdetect: the profile-face fallback cascade; matio: AFLW2000-3D .mat files (coif eval pose).
-                .linkedLibrary("opencv_objdetect"), .linkedLibrary("matio"),
+                // objdetect: the profile-face fallback cascade. libmatio (AFLW2000-3D .mat files, coif eval
+                // pose) is opened on first use, not linked: see mat_file.cpp.
+                .linkedLibrary("opencv_objdetect"), .linkedLibrary("dl"),
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
                 .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
             ]

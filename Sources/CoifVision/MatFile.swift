@@ -14,6 +14,7 @@ public enum MatFile {
         switch count {
         case -1: throw CoifError.inputMissing(path: path)
         case -2: throw CoifError.internalError("\(path): no variable '\(name)'")
+        case -4: throw CoifError.assetFailed(path: "libmatio.so.11", reason: "not installed (Debian libmatio11), needed to read \(path)")
         case ..<0: throw CoifError.internalError("\(path): '\(name)' is not a real numeric matrix")
         default: break
         }
