@@ -7,7 +7,7 @@ DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-de
                 ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data
 RELEASE_BIN  := .build/release/coif
 
-.PHONY: setup build demo test bench shaders meshes clean
+.PHONY: setup build demo test bench bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -33,6 +33,10 @@ test: setup shaders
 # Wall-clock benchmark of the still (cold, warm, colour-only re-render); figures for reports.
 bench: build
 	$(RELEASE_BIN) bench --iterations 30
+
+# Whole-process wall times (start-up and exit included) of render, preview and --version; medians of 15.
+bench-processes: build
+	scripts/bench-processes.sh $(RELEASE_BIN) 15
 
 # Offline syntax check of every shader stage with glslangValidator (after #include expansion).
 shaders: setup

@@ -186,8 +186,8 @@ public final class PhotoAnalyzer {
 
     /// When dlib at its own threshold found nothing (image, then 2x): OpenCV's profile cascade on the
     /// image and its mirror, for faces turned past dlib's filters. dlib's threshold is deliberately not
-    /// lowered first: at −0.5 it turned the astronaut's neighbours in Debian's sample photos (coins, a
-    /// rocket, a motorcycle, a chessboard, a box) into faces, and a try-on must say "no face found" there.
+    /// lowered first: at −0.5 it found "faces" in Debian's face-free sample photos (coins, a
+    /// rocket, a motorcycle, a chessboard, a box), where a try-on must say "no face found".
     func fallbackDetections(gray: PixelImage) -> [FaceBox] {
         faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
     }
