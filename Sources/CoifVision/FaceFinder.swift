@@ -164,16 +164,20 @@ public final class FaceFinder {
 
     /// Debian opencv-data's Haar profile cascade.
     public static let profileCascadePath = "/usr/share/opencv4/haarcascades/haarcascade_profileface.xml"
+    /// Debian opencv-data's Haar eye cascade: the check each profile box must pass.
+    public static let eyeCascadePath = "/usr/share/opencv4/haarcascades/haarcascade_eye.xml"
 
     /// The fallback for faces turned past dlib's frontal detector (~50° of yaw): OpenCV's profile cascade
-    /// on the image and its mirror, boxes in dlib's convention, score 0. Empty when the cascade file is
-    /// missing (Debian opencv-data not installed) or nothing is found.
-    public func detectProfiles(gray: PixelImage, minSizePx: Int = 40, cascadePath: String = FaceFinder.profileCascadePath) -> [FaceBox] {
+    /// on the image and its mirror, each box kept only if the eye cascade (nil: no check) finds an eye in
+    /// its upper part; boxes in dlib's convention, score 0. Empty when a cascade file is missing (Debian
+    /// opencv-data not installed) or nothing is found.
+    public func detectProfiles(gray: PixelImage, minSizePx: Int = 40, cascadePath: String = FaceFinder.profileCascadePath,
+                               eyeCascadePath: String? = FaceFinder.eyeCascadePath) -> [FaceBox] {
         precondition(gray.channels == 1, "detectProfiles(gray:) takes a 1-channel image")
         var boxes = [cv_face_box](repeating: cv_face_box(), count: 16)
         let found = gray.pixels.withUnsafeBufferPointer { pixels in
             cv_detect_profile_faces(model, pixels.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width),
-                                    cascadePath, Int32(minSizePx), &boxes, Int32(boxes.count))
+                                    cascadePath, eyeCascadePath, Int32(minSizePx), &boxes, Int32(boxes.count))
         }
         guard found > 0 else { return [] }
         return boxes.prefix(Int(min(found, Int32(boxes.count)))).map {

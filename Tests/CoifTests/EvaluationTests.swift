@@ -153,6 +153,25 @@ final class EvaluationTests: XCTestCase {
                            "\(path): what a lowered threshold would invent (the reason it is not lowered)")
         }
     }
+
+    /// The profile cascade alone answers on textures (fish scales, a facade, a room); the eye check turns
+    /// those boxes down and keeps the real profile.
+    func testProfileBoxesMustShowAnEye() throws {
+        let analyzer = try analyzer()
+        let examples = "/usr/share/doc/opencv-doc/examples/data/"
+        var checked = 0
+        for name in ["HappyFish.jpg", "building.jpg", "home.jpg"] where FileManager.default.fileExists(atPath: examples + name) {
+            let gray = try Photo.read(path: examples + name).image.grayscale()
+            XCTAssertFalse(analyzer.faceFinder.detectProfiles(gray: gray, minSizePx: 40, eyeCascadePath: nil).isEmpty,
+                           "\(name): the profile cascade alone sees a face (what the eye check is for)")
+            XCTAssertEqual(analyzer.detectFaces(gray: gray), [], "\(name): no face in it")
+            checked += 1
+        }
+        if checked == 0 { print("testProfileBoxesMustShowAnEye: opencv-doc's sample photos are not installed") }
+        let dir = try testdata("headpose_aflw2000_3d")
+        let profile = try Photo.read(path: dir + "/image00251.jpg").image.grayscale()
+        XCTAssertFalse(analyzer.faceFinder.detectProfiles(gray: profile, minSizePx: 40).isEmpty, "the real profile shows an eye")
+    }
 }
 
 final class RobustnessTests: XCTestCase {

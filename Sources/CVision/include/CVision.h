@@ -96,10 +96,13 @@ int32_t cv_landmarks68_refined(cv_face_model *model, const uint8_t *gray, int32_
 // Fallback detector for profile faces: OpenCV's Haar profile cascade (Debian opencv-data,
 // `cascade_path`), run on the image and on its mirror image (the cascade knows one side only). The
 // cascade is loaded on first use and kept for the process. Boxes are converted to dlib's box convention
-// (square, about the dlib detector's scale); score is 0. Returns the number written, negative on error
-// (-2: the cascade file cannot be loaded).
+// (square, about the dlib detector's scale); score is 0. With `eye_cascade_path` (may be NULL: no check)
+// a box is kept only when OpenCV's eye cascade finds an eye in its upper 60% (the classic Viola-Jones
+// verification stage): the profile cascade alone fires on textures (fish scales, facades, chessboards).
+// Returns the number written, negative on error (-2: a cascade file cannot be loaded).
 int32_t cv_detect_profile_faces(cv_face_model *model, const uint8_t *gray, int32_t width, int32_t height,
-                                int32_t stride, const char *cascade_path, int32_t min_size_px,
+                                int32_t stride, const char *cascade_path, const char *eye_cascade_path,
+                                int32_t min_size_px,
                                 cv_face_box *out_boxes, int32_t max_faces);
 
 // ── MATLAB v5 .mat (libmatio) ──────────────────────────────────────────────────────────────
