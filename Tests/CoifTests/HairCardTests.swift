@@ -194,17 +194,21 @@ final class HairCardTests: XCTestCase {
         }
     }
 
+    /// Writes `cards` as an OBJ file in a fresh temporary folder and imports it.
+    static func importOBJ(_ cards: [TestCard], layout: TextureLayout, scalp: Bool, name: String) throws -> ImportedStrands {
+        let path = try Fixtures.temporaryDirectory() + "/\(name).obj"
+        try objText(cards, layout: layout, scalp: scalp).write(toFile: path, atomically: true, encoding: .utf8)
+        return try GroomImport.read(path: path)
+    }
+
     // MARK: Tests
 
     /// Textured OBJ cards, roots at v = 0 in one file and at v = 1 in another, with a scalp cap: one strand
     /// per card on its centre line, root first, and the cap left out.
     func testTexturedOBJCardsGiveOneStrandPerCardRootFirstEitherWayRound() throws {
         let cards = Self.hairCards()
-        let dir = try Fixtures.temporaryDirectory()
         for layout in [TextureLayout.rootAtV0, .rootAtV1] {
-            let path = dir + "/cards-\(layout).obj"
-            try Self.objText(cards, layout: layout, scalp: true).write(toFile: path, atomically: true, encoding: .utf8)
-            let imported = try GroomImport.read(path: path)
+            let imported = try Self.importOBJ(cards, layout: layout, scalp: true, name: "cards-\(layout)")
             XCTAssertEqual(imported.format, "assimp-cards")
             assertStrands(imported.strands, follow: cards, endMm: 0.5, curveMm: 1, "OBJ \(layout)")
         }
@@ -213,9 +217,7 @@ final class HairCardTests: XCTestCase {
     /// The same cards with no texture coordinates: ordered by their shape, roots chosen per card.
     func testUntexturedOBJCardsGiveTheSameStrands() throws {
         let cards = Self.hairCards()
-        let path = try Fixtures.temporaryDirectory() + "/cards.obj"
-        try Self.objText(cards, layout: .none, scalp: true).write(toFile: path, atomically: true, encoding: .utf8)
-        let imported = try GroomImport.read(path: path)
+        let imported = try Self.importOBJ(cards, layout: .none, scalp: true, name: "cards")
         XCTAssertEqual(imported.format, "assimp-cards")
         assertStrands(imported.strands, follow: cards, endMm: 1, curveMm: 1, "OBJ without UVs")
     }
@@ -224,13 +226,12 @@ final class HairCardTests: XCTestCase {
     /// finds for every card (see mixedGroom): each root is still found.
     func testUntexturedCardsOfAMixedGroomFindEveryRoot() throws {
         let cards = Self.mixedGroom()
-        let path = try Fixtures.temporaryDirectory() + "/mixed.obj"
-        try Self.objText(cards, layout: .none, scalp: false).write(toFile: path, atomically: true, encoding: .utf8)
         // The premise: each simple rule alone gets some card wrong.
         let everything = cards.flatMap(\.curve).reduce(Vec3.zero, +) / Float(cards.flatMap(\.curve).count)
         XCTAssert(cards.contains { $0.tip.y > $0.root.y }, "no card's root is its lower end")
         XCTAssert(cards.contains { length($0.tip - everything) < length($0.root - everything) }, "no tip is nearer the centroid")
-        assertStrands(try GroomImport.read(path: path).strands, follow: cards, endMm: 1, curveMm: 1, "mixed groom without UVs")
+        let imported = try Self.importOBJ(cards, layout: .none, scalp: false, name: "mixed")
+        assertStrands(imported.strands, follow: cards, endMm: 1, curveMm: 1, "mixed groom without UVs")
     }
 
     /// glTF text: `cards` as TRIANGLES in one embedded buffer, positions in metres under a node scaled
