@@ -20,6 +20,7 @@ public struct CompositeImages: Sendable {
 
 public struct Compositor: Sendable {
     private let decodeTable: [Float]
+    private let encoder = SRGBEncoder()
 
     public init() {
         decodeTable = (0..<256).map { srgbToLinear(Float($0) / 255) }
@@ -59,8 +60,5 @@ public struct Compositor: Sendable {
         return CompositeImages(composite: composite, hair: hair, matte: matte)
     }
 
-    @inline(__always) private func encode(_ linear: Float) -> UInt8 {
-        let clamped = min(max(linear, 0), 1)
-        return UInt8((linearToSrgb(clamped) * 255).rounded())
-    }
+    @inline(__always) private func encode(_ linear: Float) -> UInt8 { encoder.encode(linear) }
 }

@@ -114,6 +114,41 @@ final class RendererTests: XCTestCase {
     }
 }
 
+/// The compositor's table encoder must give the reference encoding's bytes for every input: checked at
+/// and around each of the 255 steps (where a table would go wrong), on a dense stride through all of
+/// [0, 1], and at the edges.
+final class SRGBEncoderTests: XCTestCase {
+    func testTableEncodingEqualsTheReferenceEverywhere() {
+        let encoder = SRGBEncoder()
+        var checked = 0
+        for k in 1...255 {
+            // The first Float at or above step k, found independently by walking down from k's midpoint.
+            var x = srgbToLinear((Float(k) - 0.5) / 255)
+            while SRGBEncoder.reference(x.nextDown) >= UInt8(k) { x = x.nextDown }
+            while SRGBEncoder.reference(x) < UInt8(k) { x = x.nextUp }
+            var probe = x
+            for _ in 0..<32 { probe = probe.nextDown }
+            for _ in 0..<64 {
+                XCTAssertEqual(encoder.encode(probe), SRGBEncoder.reference(probe), "at \(probe) (step \(k))")
+                probe = probe.nextUp
+                checked += 1
+            }
+        }
+        var bits = Float(0).bitPattern
+        while bits <= Float(1).bitPattern {
+            let x = Float(bitPattern: bits)
+            if encoder.encode(x) != SRGBEncoder.reference(x) { XCTFail("at \(x)"); break }
+            bits += 9_973
+            checked += 1
+        }
+        for x: Float in [-1, -0, 0, .leastNonzeroMagnitude, 1, 1.5, .infinity, 0.0031308, 0.5] {
+            XCTAssertEqual(encoder.encode(x), SRGBEncoder.reference(x), "at \(x)")
+        }
+        XCTAssertEqual(encoder.encode(.nan), 0)
+        XCTAssertGreaterThan(checked, 100_000)
+    }
+}
+
 final class LevelOfDetailTests: XCTestCase {
     func testDetailGrowsWithTheFaceAndStaysWithinBudget() {
         var previous = LevelOfDetail.choose(faceWidthPx: 40, guideCount: 450)
