@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -53,9 +54,78 @@ namespace dlib {
 template <> struct image_traits<coif_vision::GrayView> { typedef unsigned char pixel_type; };
 }  // namespace dlib
 
+namespace coif_vision {
+
+// The predictor read in place from the mapped cache file: trees and leaves are used where they lie (no
+// copy, no allocation per tree: dlib's own structures took ~130 MB of small allocations and 0.1–0.2 s
+// to build, growing a thread's heap a page at a time), and evaluated step for step as dlib's
+// shape_predictor::operator() does, with dlib's own feature extraction and transforms, so its landmarks
+// are bit-identical to dlib's (tested). The file's pages are shared by every process that maps it.
+struct MappedPredictor {
+    void *map = nullptr;
+    size_t map_size = 0;
+    dlib::matrix<float, 0, 1> initial_shape;
+    std::vector<std::vector<unsigned long>> anchor_idx;  // per cascade, as shape_predictor's constructor makes them
+    std::vector<std::vector<dlib::vector<float, 2>>> deltas;
+    const unsigned char *forests = nullptr;  // cascades × trees × {u32 idx1, u32 idx2, f32 thresh}[splits], f32 leaves[splits + 1][dim]
+    uint32_t cascades = 0, trees = 0, splits = 0, dim = 0;
+    size_t tree_bytes = 0;
+
+    MappedPredictor() = default;
+    MappedPredictor(const MappedPredictor &) = delete;
+    MappedPredictor &operator=(const MappedPredictor &) = delete;
+    ~MappedPredictor() {
+        if (map) munmap(map, map_size);
+    }
+
+    unsigned long num_parts() const { return initial_shape.size() / 2; }
+
+    template <typename image_type>
+    dlib::full_object_detection operator()(const image_type &img, const dlib::rectangle &rect) const {
+        using namespace dlib::impl;
+        dlib::matrix<float, 0, 1> current_shape = initial_shape;
+        std::vector<float> feature_pixel_values;
+        const unsigned char *tree = forests;
+        for (uint32_t c = 0; c < cascades; ++c) {
+            extract_feature_pixel_values(img, rect, current_shape, initial_shape, anchor_idx[c], deltas[c],
+                                         feature_pixel_values);
+            for (uint32_t t = 0; t < trees; ++t, tree += tree_bytes) {
+                uint32_t i = 0;
+                while (i < splits) {  // split indices were checked against the pixel count at load
+                    uint32_t idx1, idx2;
+                    float thresh;
+                    std::memcpy(&idx1, tree + 12 * size_t(i), 4);
+                    std::memcpy(&idx2, tree + 12 * size_t(i) + 4, 4);
+                    std::memcpy(&thresh, tree + 12 * size_t(i) + 8, 4);
+                    i = feature_pixel_values[idx1] - feature_pixel_values[idx2] > thresh ? 2 * i + 1 : 2 * i + 2;
+                }
+                const unsigned char *leaf = tree + 12 * size_t(splits) + size_t(i - splits) * dim * 4;
+                for (uint32_t k = 0; k < dim; ++k) {
+                    float v;
+                    std::memcpy(&v, leaf + 4 * size_t(k), 4);
+                    current_shape(long(k)) += v;
+                }
+            }
+        }
+        const dlib::point_transform_affine tform_to_img = unnormalizing_tform(rect);
+        std::vector<dlib::point> parts(current_shape.size() / 2);
+        for (unsigned long i = 0; i < parts.size(); ++i) parts[i] = tform_to_img(location(current_shape, i));
+        return dlib::full_object_detection(rect, parts);
+    }
+};
+
+}  // namespace coif_vision
+
 struct cv_face_model {
     dlib::frontal_face_detector detector;
-    dlib::shape_predictor predictor;
+    dlib::shape_predictor predictor;                         // loaded from dlib's file (no usable cache)
+    std::unique_ptr<coif_vision::MappedPredictor> mapped;    // or read in place from the cache
+
+    unsigned long num_parts() const { return mapped ? mapped->num_parts() : predictor.num_parts(); }
+    template <typename image_type>
+    dlib::full_object_detection predict(const image_type &img, const dlib::rectangle &rect) const {
+        return mapped ? (*mapped)(img, rect) : predictor(img, rect);
+    }
     // The predictor's initial (mean) shape, x0,y0,x1,y1…, in box-normalised coordinates ((0,0) = the box's
     // top-left, (1,1) its bottom-right): the first thing dlib serialises after the format version.
     std::vector<float> mean_shape;
@@ -307,110 +377,78 @@ struct PayloadReader {
     }
 };
 
-// Builds the predictor from a cache file when its key matches `key` and its checksum its payload.
-// Builds the model from a cache file when its key matches `key` and its checksum its payload. The
-// checksum runs on a second thread while this one builds (and the build is dropped if it fails).
+// Reads the model from a cache file when its key matches `key` and its checksum its payload: the
+// predictor in place (MappedPredictor, which keeps the mapping), the detector deserialised (2 ms).
 bool load_cache(const std::string &path, const SourceKey &key, cv_face_model &model, bool &has_detector) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     struct stat st;
     if (fstat(fd, &st) != 0 || size_t(st.st_size) < sizeof(CacheHeader)) { close(fd); return false; }
-    const size_t size = size_t(st.st_size);
-    void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    auto mapped = std::make_unique<coif_vision::MappedPredictor>();
+    mapped->map_size = size_t(st.st_size);
+    void *map = mmap(nullptr, mapped->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) return false;
+    mapped->map = map;  // unmapped by the predictor, whatever happens next
     const auto *bytes = static_cast<const unsigned char *>(map);
-    bool ok = false;
-    PredictorParts parts;
-    std::string detector_data;
+    const size_t size = mapped->map_size;
     try {
         CacheHeader header;
         std::memcpy(&header, bytes, sizeof header);
-        if (std::memcmp(header.magic, kCacheMagic, 8) == 0 &&
-            std::memcmp(header.dlib_version, kDlibVersion, sizeof kDlibVersion) == 0 && header.source_size == key.size &&
-            header.source_mtime_sec == key.mtime_sec && header.source_mtime_nsec == key.mtime_nsec &&
-            header.payload_bytes == size - sizeof header) {
-            PayloadReader r{bytes + sizeof header, bytes + size};
-            const uint32_t n = r.get<uint32_t>();
-            const unsigned char *shape = r.take(4 * size_t(n));
-            const uint32_t cascades = r.get<uint32_t>(), pixels = r.get<uint32_t>(), trees = r.get<uint32_t>(),
-                           splits = r.get<uint32_t>(), dim = r.get<uint32_t>();
-            if (!r.ok || n == 0 || n % 2 != 0 || cascades == 0 || dim != n) throw std::runtime_error("bad cache");
-            parts.initial_shape.set_size(long(n));
-            std::memcpy(&parts.initial_shape(0), shape, 4 * size_t(n));
-            parts.pixels.assign(cascades, std::vector<dlib::vector<float, 2>>(pixels));
-            for (auto &cascade : parts.pixels)
-                for (auto &p : cascade) {
-                    const float x = r.get<float>(), y = r.get<float>();
-                    p = dlib::vector<float, 2>(x, y);
-                }
-            const size_t tree_bytes = size_t(splits) * 12 + (size_t(splits) + 1) * size_t(dim) * 4;
-            const size_t cascade_bytes = size_t(trees) * tree_bytes;
-            if (cascade_bytes == 0 || size_t(r.end - r.p) / cascade_bytes < cascades) throw std::runtime_error("bad cache");
-            const unsigned char *forest_data = r.take(size_t(cascades) * cascade_bytes);
-            const uint64_t detector_size = r.get<uint64_t>();
-            const unsigned char *detector = r.take(size_t(detector_size));
-            if (!r.ok || r.p != r.end) throw std::runtime_error("bad cache");
-            // Cascades [first, last) from their (bounds-checked above) bytes.
-            auto build = [&](size_t first, size_t last) {
-                for (size_t c = first; c < last; ++c) {
-                    const unsigned char *at = forest_data + c * cascade_bytes;
-                    for (auto &tree : parts.forests[c]) {
-                        tree.splits.resize(splits);
-                        for (auto &sf : tree.splits) {
-                            uint32_t i1, i2;
-                            std::memcpy(&i1, at, 4), std::memcpy(&i2, at + 4, 4), std::memcpy(&sf.thresh, at + 8, 4);
-                            sf.idx1 = i1, sf.idx2 = i2;
-                            at += 12;
-                        }
-                        tree.leaf_values.resize(size_t(splits) + 1);
-                        for (auto &leaf : tree.leaf_values) {
-                            leaf.set_size(long(dim));
-                            std::memcpy(&leaf(0), at, 4 * size_t(dim));
-                            at += 4 * size_t(dim);
-                        }
-                    }
-                }
-            };
-            parts.forests.assign(cascades, std::vector<dlib::impl::regression_tree>(trees));
-            // A second thread checks the checksum, then builds the second half of the cascades.
-            const size_t half = cascades / 2;
-            bool checksum_ok = false;
-            std::exception_ptr failed;
-            std::thread helper([&] {
-                try {
-                    checksum_ok = payload_checksum(bytes + sizeof header, size - sizeof header) == header.payload_checksum;
-                    if (checksum_ok) build(half, cascades);
-                } catch (...) {
-                    failed = std::current_exception();
-                }
-            });
-            try {
-                build(0, half);
-            } catch (...) {
-                helper.join();
-                throw;
+        if (std::memcmp(header.magic, kCacheMagic, 8) != 0 ||
+            std::memcmp(header.dlib_version, kDlibVersion, sizeof kDlibVersion) != 0 || header.source_size != key.size ||
+            header.source_mtime_sec != key.mtime_sec || header.source_mtime_nsec != key.mtime_nsec ||
+            header.payload_bytes != size - sizeof header)
+            return false;
+        // The checksum (the whole file, at memory speed) on a second thread while this one decodes.
+        bool checksum_ok = false;
+        std::thread checker([&] { checksum_ok = payload_checksum(bytes + sizeof header, size - sizeof header) == header.payload_checksum; });
+        struct Joiner { std::thread &t; ~Joiner() { if (t.joinable()) t.join(); } } joiner{checker};  // on every return
+        PayloadReader r{bytes + sizeof header, bytes + size};
+        const uint32_t n = r.get<uint32_t>();
+        const unsigned char *shape = r.take(4 * size_t(n));
+        const uint32_t cascades = r.get<uint32_t>(), pixels = r.get<uint32_t>(), trees = r.get<uint32_t>(),
+                       splits = r.get<uint32_t>(), dim = r.get<uint32_t>();
+        if (!r.ok || n == 0 || n % 2 != 0 || cascades == 0 || trees == 0 || pixels == 0 || dim != n) return false;
+        mapped->initial_shape.set_size(long(n));
+        std::memcpy(&mapped->initial_shape(0), shape, 4 * size_t(n));
+        mapped->anchor_idx.resize(cascades);
+        mapped->deltas.resize(cascades);
+        std::vector<dlib::vector<float, 2>> coordinates(pixels);
+        for (uint32_t c = 0; c < cascades; ++c) {
+            for (auto &p : coordinates) {
+                const float x = r.get<float>(), y = r.get<float>();
+                p = dlib::vector<float, 2>(x, y);
             }
-            helper.join();
-            if (failed) std::rethrow_exception(failed);
-            if (checksum_ok) {
-                detector_data.assign(reinterpret_cast<const char *>(detector), size_t(detector_size));
-                ok = true;
-            }
+            dlib::impl::create_shape_relative_encoding(mapped->initial_shape, coordinates, mapped->anchor_idx[c],
+                                                       mapped->deltas[c]);
         }
-    } catch (...) {
-        ok = false;
-    }
-    munmap(map, size);  // before the predictor copies the forests: one copy of the model in memory less at the peak
-    if (!ok) return false;
-    try {
-        model.predictor = dlib::shape_predictor(parts.initial_shape, parts.forests, parts.pixels);
-        model.mean_shape.assign(parts.initial_shape.begin(), parts.initial_shape.end());
-        has_detector = !detector_data.empty();
-        if (has_detector) {
-            std::istringstream in(detector_data);
+        const size_t tree_bytes = size_t(splits) * 12 + (size_t(splits) + 1) * size_t(dim) * 4;
+        const size_t cascade_bytes = size_t(trees) * tree_bytes;
+        if (!r.ok || size_t(r.end - r.p) / cascade_bytes < cascades) return false;
+        const unsigned char *forest_data = r.take(size_t(cascades) * cascade_bytes);
+        const uint64_t detector_size = r.get<uint64_t>();
+        const unsigned char *detector = r.take(size_t(detector_size));
+        if (!r.ok || r.p != r.end) return false;
+        // Every split must name one of its cascade's pixels: the evaluation indexes by them unchecked.
+        for (size_t t = 0; t < size_t(cascades) * trees; ++t)
+            for (uint32_t i = 0; i < splits; ++i) {
+                uint32_t idx[2];
+                std::memcpy(idx, forest_data + t * tree_bytes + 12 * size_t(i), 8);
+                if (idx[0] >= pixels || idx[1] >= pixels) return false;
+            }
+        mapped->forests = forest_data;
+        mapped->cascades = cascades, mapped->trees = trees, mapped->splits = splits, mapped->dim = dim;
+        mapped->tree_bytes = tree_bytes;
+        checker.join();
+        if (!checksum_ok) return false;
+        if (detector_size > 0) {
+            std::istringstream in(std::string(reinterpret_cast<const char *>(detector), size_t(detector_size)));
             dlib::deserialize(model.detector, in);
         }
+        has_detector = detector_size > 0;
+        model.mean_shape.assign(mapped->initial_shape.begin(), mapped->initial_shape.end());
+        model.mapped = std::move(mapped);
         return true;
     } catch (...) {
         return false;
@@ -472,7 +510,7 @@ extern "C" cv_face_model *cv_face_model_load_cached(const char *predictor_path, 
             dlib::deserialize(initial, in);
             model->mean_shape.assign(initial.begin(), initial.end());
         }
-        if (model->predictor.num_parts() != 68) {
+        if (model->num_parts() != 68) {
             delete model;
             set_message(message, message_len, "shape predictor does not have 68 parts");
             return nullptr;
@@ -761,7 +799,7 @@ extern "C" int32_t cv_landmarks68(cv_face_model *model, const uint8_t *gray, int
         const coif_vision::GrayView view{gray, height, width, stride};
         const dlib::rectangle rect(std::lround(box.left), std::lround(box.top), std::lround(box.right) - 1,
                                    std::lround(box.bottom) - 1);
-        const dlib::full_object_detection shape = model->predictor(view, rect);
+        const dlib::full_object_detection shape = model->predict(view, rect);
         if (shape.num_parts() != 68) return -1;
         for (unsigned long i = 0; i < 68; ++i) {
             out_xy[2 * i] = float(shape.part(i).x());
