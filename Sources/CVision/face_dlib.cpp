@@ -91,13 +91,16 @@ struct MappedPredictor {
                                          feature_pixel_values);
             for (uint32_t t = 0; t < trees; ++t, tree += tree_bytes) {
                 uint32_t i = 0;
-                while (i < splits) {  // split indices were checked against the pixel count at load
+                while (i < splits) {
                     uint32_t idx1, idx2;
                     float thresh;
                     std::memcpy(&idx1, tree + 12 * size_t(i), 4);
                     std::memcpy(&idx2, tree + 12 * size_t(i) + 4, 4);
                     std::memcpy(&thresh, tree + 12 * size_t(i) + 8, 4);
-                    i = feature_pixel_values[idx1] - feature_pixel_values[idx2] > thresh ? 2 * i + 1 : 2 * i + 2;
+                    // Checked at load, and again here (.at): the pages are the file's, and a file rewritten in
+                    // place under a running process (never by Coif, which renames a new file over it) would
+                    // show through. An out-of-range index then fails the fit instead of reading past the end.
+                    i = feature_pixel_values.at(idx1) - feature_pixel_values.at(idx2) > thresh ? 2 * i + 1 : 2 * i + 2;
                 }
                 const unsigned char *leaf = tree + 12 * size_t(splits) + size_t(i - splits) * dim * 4;
                 for (uint32_t k = 0; k < dim; ++k) {
