@@ -87,11 +87,12 @@ public final class PreviewEngine {
         occluder = renderer.upload(head: head)
     }
 
-    /// The GPU side: context, the strand and head programs, and (with a size) a warm-up frame of that size.
-    private static func makeRenderer(warmUpSizePx: Int?) throws -> HairRenderer {
+    /// The GPU side: context, the strand and head programs, and (with a size) a warm-up frame of that size
+    /// unless `skipWarmUp` says, once the programs are ready, that the real frame can be drawn at once.
+    private static func makeRenderer(warmUpSizePx: Int?, skipWarmUp: () -> Bool = { false }) throws -> HairRenderer {
         let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
         try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
-        if let warmUpSizePx { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
+        if let warmUpSizePx, !skipWarmUp() { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
         return renderer
     }
 
@@ -110,7 +111,10 @@ public final class PreviewEngine {
             let frame = Self.prepare(groom, head: head, view: view, sizePx: sizePx, seed: seed, strands: strands)
             return (catalog, head, frame, monotonicMs() - start)
         }
-        let gpu = Result { try makeRenderer(warmUpSizePx: sizePx) }
+        // The warm-up only pays while the groom is still being prepared: it moves the first frame's shader
+        // compilation into that wait. If the groom is ready first, the real frame compiles them itself and
+        // the warm-up's own draw and read-back would be time added.
+        let gpu = Result { try makeRenderer(warmUpSizePx: sizePx, skipWarmUp: { cpu.isFinished }) }
         let engineMs = monotonicMs() - start
         let (catalog, head, frame, groomMs) = try cpu.wait()
         let engine = PreviewEngine(catalog: catalog, head: head, renderer: try gpu.get())
