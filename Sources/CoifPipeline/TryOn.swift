@@ -46,6 +46,15 @@ public struct TryOnRequest: Sendable {
     }
 }
 
+/// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
+/// included), when the GPU side was ready, and when the vision side (model load and the photo's
+/// analysis, beside the GPU start) was done, both in ms from the start.
+public struct TryOnOnceOutcome: Sendable {
+    public var result: TryOnResult
+    public var engineMs: Double
+    public var visionMs: Double
+}
+
 /// What the vision stages found in a photo: reusable when only the style or colour changes.
 public struct PhotoAnalysis: Sendable {
     public var photo: Photo
@@ -80,19 +89,65 @@ public final class TryOnEngine {
     private var shells: [String: ShellGeometry] = [:]
     private var layer = HairLayer()
 
-    /// Loads every model once: catalog, head, dlib, EGL context and shaders. dlib's model (~1 s to read)
-    /// loads on a second thread while this one brings up the GPU and warms its shaders.
-    public init(logger: Logger, predictorPath: String = FaceFinder.defaultPredictorPath) throws {
-        self.logger = logger
+    /// Loads every model once: catalog, head, dlib, EGL context and shaders. dlib's model loads on a
+    /// second thread while this one brings up the GPU and warms its shaders.
+    public convenience init(logger: Logger, predictorPath: String = FaceFinder.defaultPredictorPath) throws {
         let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath)) }
-        catalog = try StyleCatalog.standard()
-        head = try HeadModel.standard()
+        let head = try HeadModel.standard()
+        try self.init(logger: logger, catalog: try StyleCatalog.standard(), head: head) {
+            PhotoAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: head.landmarks68)
+        }
+    }
+
+    /// The GPU side on this thread; `analyzer` is asked for last, once the GPU is ready (it may wait on
+    /// work that ran beside it).
+    private init(logger: Logger, catalog: StyleCatalog, head: HeadModel, analyzer: () throws -> PhotoAnalyzer) throws {
+        self.logger = logger
+        self.catalog = catalog
+        self.head = head
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: head)
         try renderer.warmUp()
-        analyzer = PhotoAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: head.landmarks68)
+        self.analyzer = try analyzer()
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
+    }
+
+    /// One still in one process (`coif render`): dlib's model load and then the photo's decode, detection,
+    /// landmarks and pose run on a second thread while this one brings up the GPU context and shaders, so
+    /// the vision stages cost no wall time when the GPU start is the longer. Same bytes as
+    /// `TryOnEngine(logger:).run(request)`. A bad argument or photo is reported before a GPU failure.
+    public static func runOnce(_ request: TryOnRequest, logger: Logger,
+                               predictorPath: String = FaceFinder.defaultPredictorPath) throws -> TryOnOnceOutcome {
+        let start = monotonicMs()
+        let catalog = try StyleCatalog.standard()
+        try validate(request, catalog: catalog)
+        let head = try HeadModel.standard()
+        typealias Vision = (analyzer: PhotoAnalyzer, analyses: Result<[PhotoAnalysis], Error>, timing: FrameTiming, doneMs: Double)
+        let work = BackgroundWork(name: "coif.vision") { () -> Vision in
+            let analyzer = PhotoAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+            var timing = FrameTiming()
+            let analyses = Result { try Self.analyses(for: request, analyzer: analyzer, timing: &timing) }
+            return (analyzer, analyses, timing, monotonicMs() - start)
+        }
+        var waited: Result<Vision, Error>?  // BackgroundWork.wait() is called once; its answer kept here
+        func vision() -> Result<Vision, Error> {
+            if let waited { return waited }
+            let answer = Result { try work.wait() }
+            waited = answer
+            return answer
+        }
+        var engineMs = 0.0
+        let engine = Result {
+            try TryOnEngine(logger: logger, catalog: catalog, head: head) {
+                engineMs = monotonicMs() - start
+                return try vision().get().analyzer
+            }
+        }
+        let done = try vision().get()
+        let analyses = try done.analyses.get()
+        let result = try engine.get().finish(request, analyses: analyses, timing: done.timing, start: start)
+        return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
     }
 
     public var rendererDescription: String { renderer.context.renderer }
@@ -203,24 +258,43 @@ public final class TryOnEngine {
     @discardableResult
     public func run(_ request: TryOnRequest) throws -> TryOnResult {
         let start = monotonicMs()
-        // Fail on bad arguments before any expensive work, and before anything is written.
-        _ = try style(named: request.style)
+        try Self.validate(request, catalog: catalog)
+        var timing = FrameTiming()
+        let analyses = try Self.analyses(for: request, analyzer: analyzer, timing: &timing)
+        return try finish(request, analyses: analyses, timing: timing, start: start)
+    }
+
+    /// Fails on bad arguments before any expensive work, and before anything is written.
+    static func validate(_ request: TryOnRequest, catalog: StyleCatalog) throws {
+        let wanted = request.style ?? catalog.defaultStyle
+        guard catalog.entry(named: wanted) != nil else {
+            throw CoifError.unknownStyle(name: wanted, known: catalog.styles.map(\.name))
+        }
         try AtomicFile.checkWritable(request.outputPath)
         if let directory = request.layersDirectory {
             try AtomicFile.checkWritable(directory + "/hair.png")
         }
         if let timingPath = request.timingPath { try AtomicFile.checkWritable(timingPath) }
+    }
 
-        var timing = FrameTiming()
+    /// The faces the request asks for: every face for `.all`, else the one chosen.
+    static func analyses(for request: TryOnRequest, analyzer: PhotoAnalyzer, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        if request.face == .all {
+            return try analyzer.analyseAll(photoPath: request.photoPath, fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
+        }
+        return [try analyzer.analyse(photoPath: request.photoPath, face: request.face,
+                                     fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)]
+    }
+
+    /// Render, encode and write a still whose faces are analysed; `timing` holds the vision stages.
+    private func finish(_ request: TryOnRequest, analyses: [PhotoAnalysis], timing vision: FrameTiming, start: Double) throws -> TryOnResult {
+        var timing = vision
         var result: TryOnResult
         if request.face == .all {
-            let analyses = try analyzer.analyseAll(photoPath: request.photoPath, fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
             result = try renderAll(analyses: analyses, style: request.style, color: request.color, seed: request.seed,
                                    detail: request.detail, strands: request.strands, timing: &timing)
         } else {
-            let analysis = try analyse(photoPath: request.photoPath, face: request.face,
-                                       fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
-            result = try render(analysis: analysis, style: request.style, color: request.color, seed: request.seed,
+            result = try render(analysis: analyses[0], style: request.style, color: request.color, seed: request.seed,
                                 detail: request.detail, strands: request.strands, timing: &timing)
         }
         var images: [(path: String, image: PixelImage)] = [(request.outputPath, result.images.composite)]

@@ -6,6 +6,7 @@ import CoifMedia
 import CoifPipeline
 import CoifRender
 import Foundation
+import Logging
 import XCTest
 
 final class TryOnTests: XCTestCase {
@@ -98,6 +99,34 @@ final class TryOnTests: XCTestCase {
         XCTAssertEqual(firstHair, try Data(contentsOf: URL(fileURLWithPath: directory + "/hair.png")))
         let changed = try Data(contentsOf: URL(fileURLWithPath: directory + "/other.png"))
         XCTAssertNotEqual(a, changed)
+    }
+
+    /// `coif render`'s path (vision beside the GPU start) against an engine's: the same bytes, for one face
+    /// and for every face; and a photo with no face still fails with its own error.
+    func testRunOnceGivesTheBytesOfAnEngine() throws {
+        let engine = try Fixtures.sharedEngine()
+        let directory = try Fixtures.temporaryDirectory()
+        for face in [FaceChoice.largest, .all] {
+            var request = TryOnRequest(photoPath: try Fixtures.requireAstronaut(), color: try HairColor.parse("auburn"),
+                                       outputPath: directory + "/engine.png")
+            request.face = face
+            try engine.run(request)
+            request.outputPath = directory + "/once.png"
+            let outcome = try TryOnEngine.runOnce(request, logger: Logger(label: "coif.tests"))
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory + "/engine.png")),
+                           try Data(contentsOf: URL(fileURLWithPath: directory + "/once.png")), "\(face)")
+            XCTAssertGreaterThan(outcome.engineMs, 0)
+            XCTAssertGreaterThan(outcome.visionMs, 0)
+            XCTAssertGreaterThanOrEqual(outcome.result.timing.totalMs, max(outcome.engineMs, outcome.visionMs))
+        }
+        let faceless = "/usr/lib/python3/dist-packages/skimage/data/coins.png"
+        if FileManager.default.fileExists(atPath: faceless) {
+            let request = TryOnRequest(photoPath: faceless, color: try HairColor.parse("auburn"), outputPath: directory + "/coins.png")
+            XCTAssertThrowsError(try TryOnEngine.runOnce(request, logger: Logger(label: "coif.tests"))) { error in
+                guard case CoifError.noFace = error else { return XCTFail("\(error)") }
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/coins.png"))
+        }
     }
 
     func testSameInputsGiveByteIdenticalPNGsAcrossProcesses() throws {
