@@ -108,10 +108,7 @@ public final class TryOnEngine {
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: head)
-        // At a typical portrait's size, not a token one: the first frame of a size pays for llvmpipe's
-        // target and bins as well as its shader variants (astronaut 512²: first render 84 → 58 ms, engine
-        // +12 ms; a 1920×1080 photo was no slower).
-        try renderer.warmUp(sizePx: 512)
+        try renderer.warmUp()
         self.analyzer = try analyzer()
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
     }
