@@ -423,6 +423,25 @@ bool is_pnm_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' |
 
 }  // namespace
 
+// The name of an image format the file's signature shows, among those Coif does not decode; null if none.
+static const char *known_unread_format(const std::vector<unsigned char> &b) {
+    const auto starts = [&](const char *sig, size_t n, size_t at = 0) {
+        return b.size() >= at + n && memcmp(b.data() + at, sig, n) == 0;
+    };
+    if (starts("II*\0", 4) || starts("MM\0*", 4)) return "TIFF";
+    if (starts("GIF87a", 6) || starts("GIF89a", 6)) return "GIF";
+    if (starts("BM", 2) && b.size() >= 26) {  // and a known DIB header size, so "BM…" text is not taken for one
+        const uint32_t dib = uint32_t(b[14]) | uint32_t(b[15]) << 8 | uint32_t(b[16]) << 16 | uint32_t(b[17]) << 24;
+        if (dib == 12 || dib == 40 || dib == 52 || dib == 56 || dib == 64 || dib == 108 || dib == 124) return "BMP";
+    }
+    if (starts("RIFF", 4) && starts("WEBP", 4, 8)) return "WebP";
+    if (starts("ftyp", 4, 4) && (starts("heic", 4, 8) || starts("heix", 4, 8) || starts("mif1", 4, 8))) return "HEIF";
+    if (starts("ftyp", 4, 4) && starts("avif", 4, 8)) return "AVIF";
+    if (starts("\0\0\0\x0cjP  ", 8)) return "JPEG 2000";
+    if (starts("\x76\x2f\x31\x01", 4)) return "OpenEXR";
+    return nullptr;
+}
+
 extern "C" cv_decode_status cv_image_decode(const char *path, cv_image *out, char *message, size_t message_len) {
     set_message(message, message_len, "");
     if (!out) {
@@ -447,6 +466,14 @@ extern "C" cv_decode_status cv_image_decode(const char *path, cv_image *out, cha
     if (bytes.size() >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '7' && is_pnm_space(bytes[2])) {
         if (bytes[1] == '5' || bytes[1] == '6') return decode_pnm(bytes, out, message, message_len);
         set_message(message, message_len, "only binary PPM (P6) and PGM (P5) are read");
+        return CV_DECODE_UNSUPPORTED;
+    }
+    // Image formats recognised by their signature but not decoded: say which, rather than "unrecognised".
+    const char *other = known_unread_format(bytes);
+    if (other) {
+        char text[160];
+        snprintf(text, sizeof text, "a %s file; Coif reads JPEG, PNG and binary PPM/PGM", other);
+        set_message(message, message_len, text);
         return CV_DECODE_UNSUPPORTED;
     }
     set_message(message, message_len, "unrecognised file signature");

@@ -55,7 +55,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .inputMissing(let path): return "\(path): no such file or not readable"
-        case .notAnImage(let path, let reason): return "\(path): not an image (\(reason))"
+        case .notAnImage(let path, let reason): return "\(path): not an image Coif reads (\(reason))"
         case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
         case .imageSizeMismatch(let a, let b, let detail): return "\(a) vs \(b): sizes differ (\(detail))"
         case .noFace(let path): return "\(path): no face found"

@@ -146,6 +146,24 @@ final class VisionTests: XCTestCase {
         try "not an image, whatever the name says\n".write(to: text, atomically: true, encoding: .utf8)
         XCTAssertEqual(Self.decode(text.path).status, CV_DECODE_NOT_AN_IMAGE)
 
+        // Formats Coif does not decode are named, not called unrecognised; text that starts like one is not.
+        let signatures: [(String, [UInt8])] = [
+            ("TIFF", Array("II*\0".utf8) + [UInt8](repeating: 0, count: 28)),
+            ("GIF", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 26)),
+            ("BMP", Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0] + [UInt8](repeating: 0, count: 24)),
+            ("WebP", Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 20)),
+        ]
+        for (format, bytes) in signatures {
+            let file = dir.appendingPathComponent("photo.\(format.lowercased())")
+            try Data(bytes).write(to: file)
+            let result = Self.decode(file.path)
+            XCTAssertEqual(result.status, CV_DECODE_UNSUPPORTED, format)
+            XCTAssertTrue(result.message.hasPrefix("a \(format) file"), result.message)
+        }
+        let bmText = dir.appendingPathComponent("bm.txt")
+        try "BMW owners' club minutes, taken on the 14th\n".write(to: bmText, atomically: true, encoding: .utf8)
+        XCTAssertEqual(Self.decode(bmText.path).status, CV_DECODE_NOT_AN_IMAGE)
+
         let empty = dir.appendingPathComponent("empty.jpg")
         try Data().write(to: empty)
         XCTAssertEqual(Self.decode(empty.path).status, CV_DECODE_NOT_AN_IMAGE)
