@@ -13,6 +13,7 @@ in float vCoverage;
 
 uniform float uTipFade;            // fraction of the length over which tips thin out
 uniform int uSamples;
+uniform ivec2 uPixelOrigin;        // where this target's pixel (0, 0) lies in the whole photo (a crop's corner)
 
 layout(location = 0) out vec4 fragColor;
 
@@ -23,7 +24,9 @@ uint hash(uint x) {
 
 void main() {
     float coverage = vCoverage * (1.0 - smoothstep(1.0 - uTipFade, 1.0, vAlongStrand));
-    uint pixel = uint(gl_FragCoord.x) * 73856093U ^ uint(gl_FragCoord.y) * 19349663U;
+    // The photo's pixel, not the target's: a crop must dither exactly as the whole image would.
+    ivec2 photoPixel = ivec2(gl_FragCoord.xy) + uPixelOrigin;
+    uint pixel = uint(photoPixel.x) * 73856093U ^ uint(photoPixel.y) * 19349663U;
     uint noise = hash(pixel ^ uint(vStrandRandom * 16777216.0));
     float dither = float(noise & 0xffffU) / 65536.0;
     int covered = int(floor(coverage * float(uSamples) + dither));

@@ -28,29 +28,42 @@ public struct Compositor: Sendable {
 
     /// - Parameter photo: RGB, sRGB-encoded, the same size as the layer.
     public func composite(layer: HairLayer, over photo: PixelImage) -> CompositeImages {
-        precondition(photo.channels == 3 && photo.width == layer.width && photo.height == layer.height)
-        let count = photo.width * photo.height
+        precondition(photo.width == layer.width && photo.height == layer.height)
+        return composite(layer: layer, at: PixelRect(x: 0, y: 0, width: layer.width, height: layer.height), over: photo)
+    }
+
+    /// The layer covers `rect` of the photo (the hair's crop); outside it the composite is the photo and
+    /// the hair and matte images are empty.
+    /// - Parameter photo: RGB, sRGB-encoded; `rect` lies within it and has the layer's size.
+    public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage) -> CompositeImages {
+        precondition(photo.channels == 3 && rect.width == layer.width && rect.height == layer.height)
+        precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= photo.width && rect.y + rect.height <= photo.height)
         var composite = photo
         var hair = PixelImage(width: photo.width, height: photo.height, channels: 4)
         var matte = PixelImage(width: photo.width, height: photo.height, channels: 1)
+        let photoWidth = photo.width
         decodeTable.withUnsafeBufferPointer { table in
             layer.rgba.withUnsafeBufferPointer { rgba in
                 composite.pixels.withUnsafeMutableBufferPointer { out in
                     hair.pixels.withUnsafeMutableBufferPointer { hairOut in
                         matte.pixels.withUnsafeMutableBufferPointer { matteOut in
-                            for i in 0..<count {
-                                let alpha = min(max(rgba[i * 4 + 3], 0), 1)
-                                // Below half an 8-bit step the hair is invisible: keep the photo's bytes.
-                                if alpha < 0.5 / 255 { continue }
-                                for c in 0..<3 {
-                                    let premultiplied = max(rgba[i * 4 + c], 0)
-                                    let background = table[Int(out[i * 3 + c])]
-                                    out[i * 3 + c] = encode(premultiplied + (1 - alpha) * background)
-                                    hairOut[i * 4 + c] = encode(premultiplied)
+                            for row in 0..<rect.height {
+                                for column in 0..<rect.width {
+                                    let l = row * rect.width + column                          // in the layer
+                                    let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
+                                    let alpha = min(max(rgba[l * 4 + 3], 0), 1)
+                                    // Below half an 8-bit step the hair is invisible: keep the photo's bytes.
+                                    if alpha < 0.5 / 255 { continue }
+                                    for c in 0..<3 {
+                                        let premultiplied = max(rgba[l * 4 + c], 0)
+                                        let background = table[Int(out[i * 3 + c])]
+                                        out[i * 3 + c] = encode(premultiplied + (1 - alpha) * background)
+                                        hairOut[i * 4 + c] = encode(premultiplied)
+                                    }
+                                    let coverage = UInt8((alpha * 255).rounded())
+                                    hairOut[i * 4 + 3] = coverage
+                                    matteOut[i] = coverage
                                 }
-                                let coverage = UInt8((alpha * 255).rounded())
-                                hairOut[i * 4 + 3] = coverage
-                                matteOut[i] = coverage
                             }
                         }
                     }

@@ -230,6 +230,7 @@ public final class HairRenderer {
         setMatrix(program, "uHeadToView", headToView)
         setMatrix(program, "uViewToClip", viewToClip)
         glUniform2f(program.location("uViewportPx"), Float(width), Float(height))
+        glUniform2i(program.location("uPixelOrigin"), GLint(camera.originPx.x), GLint(camera.originPx.y))
         glUniform1f(program.location("uRootWidthMm"), widths.rootMm)
         glUniform1f(program.location("uTipWidthMm"), widths.tipMm)
         setVector(program, "uAlbedoLinear", shading.albedoLinear)

@@ -129,6 +129,40 @@ final class TryOnTests: XCTestCase {
         }
     }
 
+    /// Only the hair's crop of the photo is rendered. Rendering the whole photo instead, for every catalog
+    /// style, must put no hair outside that crop (else the crop would cut hair off), and the two composites
+    /// may differ only by the rounding of the shifted projection: a few samples at strand edges.
+    func testHairCropHoldsAllTheHairOfEveryStyle() throws {
+        let engine = try Fixtures.sharedEngine()
+        defer { engine.cropsToHair = true }
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let image = analysis.photo.image
+        for style in engine.catalog.styles.map(\.name) {
+            let region = try engine.hairRegion(analysis: analysis, style: style)
+            XCTAssertLessThan(region.width * region.height, image.width * image.height / 2, "\(style): the crop is a crop")
+            engine.cropsToHair = false
+            let whole = try engine.render(analysis: analysis, style: style, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+            engine.cropsToHair = true
+            let cropped = try engine.render(analysis: analysis, style: style, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+            var hairOutside = 0, differing = 0, differingOutside = 0
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let inside = x >= region.x && x < region.x + region.width && y >= region.y && y < region.y + region.height
+                    if !inside && whole.images.matte.pixels[y * image.width + x] > 0 { hairOutside += 1 }
+                    let i = (y * image.width + x) * 3
+                    if whole.images.composite.pixels[i..<(i + 3)] != cropped.images.composite.pixels[i..<(i + 3)] {
+                        differing += 1
+                        if !inside { differingOutside += 1 }
+                    }
+                }
+            }
+            XCTAssertEqual(hairOutside, 0, "\(style): hair outside the crop \(region)")
+            XCTAssertEqual(differingOutside, 0, "\(style)")
+            XCTAssertLessThan(Double(differing) / Double(image.width * image.height), 0.02, "\(style): \(differing) pixels differ")
+        }
+    }
+
     func testSameInputsGiveByteIdenticalPNGsAcrossProcesses() throws {
         let photo = try Fixtures.requireAstronaut()
         let directory = try Fixtures.temporaryDirectory()
