@@ -55,6 +55,12 @@ bool shows_an_eye(cv::CascadeClassifier &eyes, const cv::Mat &image, const cv::R
                        [&](const cv::Rect &e) { return e.y + e.height / 2 < face.height * 6 / 10; });
 }
 
+// Removes the boxes (found in `image`) that show no eye.
+void drop_eyeless(std::vector<cv::Rect> &boxes, cv::CascadeClassifier &eyes, const cv::Mat &image) {
+    boxes.erase(std::remove_if(boxes.begin(), boxes.end(), [&](const cv::Rect &r) { return !shows_an_eye(eyes, image, r); }),
+                boxes.end());
+}
+
 }  // namespace
 
 extern "C" int32_t cv_detect_profile_faces(cv_face_model *, const uint8_t *gray, int32_t width, int32_t height,
@@ -74,10 +80,8 @@ extern "C" int32_t cv_detect_profile_faces(cv_face_model *, const uint8_t *gray,
         cascade->detectMultiScale(image, found, 1.1, 3, 0, minimum);
         cascade->detectMultiScale(mirrored, foundMirrored, 1.1, 3, 0, minimum);
         if (eyes) {
-            const auto eyeless = [&](const cv::Mat &in) { return [&](const cv::Rect &r) { return !shows_an_eye(*eyes, in, r); }; };
-            found.erase(std::remove_if(found.begin(), found.end(), eyeless(image)), found.end());
-            foundMirrored.erase(std::remove_if(foundMirrored.begin(), foundMirrored.end(), eyeless(mirrored)),
-                                foundMirrored.end());
+            drop_eyeless(found, *eyes, image);
+            drop_eyeless(foundMirrored, *eyes, mirrored);
         }
         for (auto &r : foundMirrored) r.x = width - r.x - r.width;
         found.insert(found.end(), foundMirrored.begin(), foundMirrored.end());

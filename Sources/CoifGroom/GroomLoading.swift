@@ -310,6 +310,10 @@ enum AssimpScene {
 }
 
 extension Groom {
+    /// How near (mm) a guide root must be to a scalp vertex for the under-layer to cover it: guides are
+    /// ~8–10 mm apart, so 6 mm closes the gaps between them without reaching past a part line.
+    public static let underLayerRadiusMm: Float = 6
+
     /// The scalp triangles this groom's roots cover: every corner within `radiusMm` of some guide root.
     /// The renderer draws them, slightly inflated, as the hair's dense under-layer, so the photo never
     /// shows through between strands on the crown; a style's part line or bare nape stays open.

@@ -73,7 +73,7 @@ public enum GroomBenchmark {
 
             start = monotonicMs()
             let asGroom = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
-            let shell = engine.renderer.upload(shellOf: engine.occluder, triangles: asGroom.coveredScalpTriangles(head: engine.head, radiusMm: 6))
+            let shell = engine.renderer.upload(shellOf: engine.occluder, triangles: asGroom.coveredScalpTriangles(head: engine.head, radiusMm: Groom.underLayerRadiusMm))
             engine.renderer.finish()
             let underLayerMs = monotonicMs() - start
 

@@ -179,7 +179,7 @@ public final class PreviewEngine {
                                           pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
         let all = children.apply(guides: groom.guides, head: head)
         let g = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
-        let covered = g.coveredScalpTriangles(head: head, radiusMm: 6)
+        let covered = g.coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
         return PreviewFrame(groom: groom, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
                             strands: all, coveredScalpTriangles: covered, sceneMs: monotonicMs() - sceneStart)
     }

@@ -65,6 +65,12 @@ public struct PhotoAnalysis: Sendable {
     public var pose: HeadPose
     /// Jaw-to-jaw width in pixels: drives the level of detail.
     public var faceWidthPx: Double
+
+    /// The photo's camera: its size and the intrinsics the pose was solved with.
+    public var camera: PinholeCamera {
+        PinholeCamera(widthPx: photo.image.width, heightPx: photo.image.height, fx: intrinsics.fx, fy: intrinsics.fy,
+                      cx: intrinsics.cx, cy: intrinsics.cy)
+    }
 }
 
 /// The outcome of a still.
@@ -157,7 +163,9 @@ public final class TryOnEngine {
     public var rendererDescription: String { renderer.context.renderer }
 
     /// The catalog entry for `name` (nil = the default style); `unknownStyle` when absent.
-    public func style(named name: String?) throws -> StyleEntry {
+    public func style(named name: String?) throws -> StyleEntry { try Self.style(named: name, in: catalog) }
+
+    static func style(named name: String?, in catalog: StyleCatalog) throws -> StyleEntry {
         let wanted = name ?? catalog.defaultStyle
         guard let entry = catalog.entry(named: wanted) else {
             throw CoifError.unknownStyle(name: wanted, known: catalog.styles.map(\.name))
@@ -249,11 +257,9 @@ public final class TryOnEngine {
     /// drew, resolved and read 12 MP of 4×MSAA for a 1.4 MP crop. Pixels outside it keep the photo's bytes,
     /// as they did. (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
     public func hairRegion(analysis: PhotoAnalysis, style name: String?) throws -> PixelRect {
-        let image = analysis.photo.image
-        guard cropsToHair else { return PixelRect(x: 0, y: 0, width: image.width, height: image.height) }
+        let camera = analysis.camera
+        guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
         let box = try hairBox(try style(named: name))
-        let camera = PinholeCamera(widthPx: image.width, heightPx: image.height, fx: analysis.intrinsics.fx,
-                                   fy: analysis.intrinsics.fy, cx: analysis.intrinsics.cx, cy: analysis.intrinsics.cy)
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.pose.modelToCamera,
                                      marginPx: Self.hairRegionMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
@@ -261,13 +267,9 @@ public final class TryOnEngine {
     /// The style's guides and under-layer triangles, boxed in head space and grown by `hairBoxMarginMm`.
     private func hairBox(_ entry: StyleEntry) throws -> (low: Vec3, high: Vec3) {
         if let box = hairBoxes[entry.name] { return box }
-        let groom = try loadGroom(entry)
-        var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
-        for p in groom.guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
-        for index in groom.coveredScalpTriangles(head: head, radiusMm: 6) {
-            let p = head.vertices[Int(index)]
-            low = pointwiseMin(low, p); high = pointwiseMax(high, p)
-        }
+        let shell = try shellGeometry(entry: entry)
+        var low = shell.low, high = shell.high
+        for p in try loadGroom(entry).guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
         let box = (low - Vec3(repeating: Self.hairBoxMarginMm), high + Vec3(repeating: Self.hairBoxMarginMm))
         hairBoxes[entry.name] = box
         return box
@@ -282,10 +284,7 @@ public final class TryOnEngine {
         let (strands, shell) = try timing.measure(.scene) {
             (try strandGeometry(entry: entry, lod: lod, seed: seed), try shellGeometry(entry: entry))
         }
-        let image = analysis.photo.image
-        let camera = PinholeCamera(widthPx: image.width, heightPx: image.height, fx: analysis.intrinsics.fx,
-                                   fy: analysis.intrinsics.fy, cx: analysis.intrinsics.cx, cy: analysis.intrinsics.cy)
-            .cropped(to: region)
+        let camera = analysis.camera.cropped(to: region)
         // Fixed studio lights, normalised so a lit strand shows about the colour asked for. (Exposure is
         // not estimated from skin brightness: that would tie hair brightness to skin tone.)
         let lighting = Lighting()
@@ -311,10 +310,7 @@ public final class TryOnEngine {
 
     /// Fails on bad arguments before any expensive work, and before anything is written.
     static func validate(_ request: TryOnRequest, catalog: StyleCatalog) throws {
-        let wanted = request.style ?? catalog.defaultStyle
-        guard catalog.entry(named: wanted) != nil else {
-            throw CoifError.unknownStyle(name: wanted, known: catalog.styles.map(\.name))
-        }
+        _ = try style(named: request.style, in: catalog)
         try AtomicFile.checkWritable(request.outputPath)
         if let directory = request.layersDirectory {
             try AtomicFile.checkWritable(directory + "/hair.png")
@@ -383,10 +379,10 @@ public final class TryOnEngine {
         return errors
     }
 
-    /// The style's under-layer: scalp triangles within 6 mm of a guide root (guides are ~8–10 mm apart).
+    /// The style's under-layer: scalp triangles within `Groom.underLayerRadiusMm` of a guide root.
     private func shellGeometry(entry: StyleEntry) throws -> ShellGeometry {
         if let shell = shells[entry.name] { return shell }
-        let triangles = try loadGroom(entry).coveredScalpTriangles(head: head, radiusMm: 6)
+        let triangles = try loadGroom(entry).coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
         let shell = renderer.upload(shellOf: occluder, triangles: triangles)
         shells[entry.name] = shell
         return shell

@@ -32,8 +32,19 @@ public final class ShellGeometry {
     let mesh: TriangleMesh
     /// GPU memory the under-layer takes (its own copy of the head's vertices plus its triangles).
     public var gpuBytes: Int { mesh.byteCount }
+    /// The head-space box of the triangles' corners (+∞/−∞ when there are none).
+    public let low: Vec3, high: Vec3
     init(context: GPUContext, occluder: OccluderGeometry, triangles: [UInt32]) {
         mesh = TriangleMesh(context: context, interleaved: occluder.interleaved, indices: triangles)
+        var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
+        for index in triangles {
+            let at = Int(index) * 6
+            let p = Vec3(occluder.interleaved[at], occluder.interleaved[at + 1], occluder.interleaved[at + 2])
+            low = pointwiseMin(low, p)
+            high = pointwiseMax(high, p)
+        }
+        self.low = low
+        self.high = high
     }
 }
 
