@@ -30,24 +30,22 @@ enum HairCards {
     /// cap, a head or a square patch is not a lock of hair.
     static let minimumLengthToWidth: Float = 2
 
-    /// Whether the scene has line primitives (OBJ `l`, glTF LINES/LINE_STRIP come as 2-index faces).
-    static func hasLinePrimitives(_ scene: aiScene) -> Bool {
-        for m in 0..<Int(scene.mNumMeshes) {
-            guard let mesh = scene.mMeshes[m]?.pointee, let faces = mesh.mFaces else { continue }
-            for f in 0..<Int(mesh.mNumFaces) where faces[f].mNumIndices == 2 { return true }
-        }
-        return false
-    }
-
-    /// Faces of 3 or more corners in the scene.
-    static func polygonCount(_ scene: aiScene) -> Int {
+    /// The scene's faces whose corner count passes `corners`: 2 for line primitives (OBJ `l`, glTF
+    /// LINES/LINE_STRIP come as 2-index faces), 3 or more for polygons.
+    static func faceCount(_ scene: aiScene, corners: (UInt32) -> Bool) -> Int {
         var count = 0
         for m in 0..<Int(scene.mNumMeshes) {
             guard let mesh = scene.mMeshes[m]?.pointee, let faces = mesh.mFaces else { continue }
-            for f in 0..<Int(mesh.mNumFaces) where faces[f].mNumIndices >= 3 { count += 1 }
+            for f in 0..<Int(mesh.mNumFaces) where corners(faces[f].mNumIndices) { count += 1 }
         }
         return count
     }
+
+    /// Whether the scene has line primitives.
+    static func hasLinePrimitives(_ scene: aiScene) -> Bool { faceCount(scene) { $0 == 2 } > 0 }
+
+    /// Faces of 3 or more corners in the scene.
+    static func polygonCount(_ scene: aiScene) -> Int { faceCount(scene) { $0 >= 3 } }
 
     /// Every hair card of the scene as a strand, root first. Fails as CoifError.assetFailed naming `name`
     /// on a face index out of range, a non-finite vertex, or when no part of the scene is a card.
