@@ -63,8 +63,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "coif",
+            // Every module it imports, declared (none reached through another's dependencies).
             dependencies: [
-                "CoifPipeline", "CoifDiff", "CoifCore",
+                "CoifPipeline", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -345,10 +345,19 @@ public enum GroomImport {
             throw CoifError.invalidOption(name: "-o", reason: "style name must be letters, digits, '-' or '_', got '\(name)'")
         }
         let catalogPath = (meshesDirectory as NSString).appendingPathComponent("catalog.json")
-        guard let catalogText = try? String(contentsOfFile: catalogPath, encoding: .utf8) else {
-            throw CoifError.inputMissing(path: catalogPath)
+        // A directory named for the first time becomes a user catalog (created with the first style, which
+        // is its default); an existing catalog that does not parse is an error, never overwritten.
+        var catalog: StyleCatalog
+        if FileManager.default.fileExists(atPath: catalogPath) {
+            guard let catalogText = try? String(contentsOfFile: catalogPath, encoding: .utf8) else {
+                throw CoifError.inputMissing(path: catalogPath)
+            }
+            do { catalog = try StyleCatalog.parse(json: catalogText) } catch CoifError.assetFailed(_, let reason) {
+                throw CoifError.assetFailed(path: catalogPath, reason: reason)
+            }
+        } else {
+            catalog = StyleCatalog(defaultStyle: name, styles: [])
         }
-        var catalog = try StyleCatalog.parse(json: catalogText)
         let (strands, fit, format) = try load(path: path, headPath: headPath, head: head)
         var lengthMm: Float = 0
         for i in 0..<strands.strandCount {
@@ -363,9 +372,9 @@ public enum GroomImport {
                                faceShapes: nil, guides: strands.strandCount, pointsPerGuide: strands.pointsPerStrand,
                                rootWidthMm: 0.3, tipWidthMm: 0.1)
         if let i = catalog.styles.firstIndex(where: { $0.name == name }) { catalog.styles[i] = entry } else { catalog.styles.append(entry) }
-        try MeshGeneration.writeAtomically(objText(name: name, source: source, strands: strands),
-                                           to: (meshesDirectory as NSString).appendingPathComponent(file))
-        try MeshGeneration.writeAtomically(catalog.jsonText(), to: catalogPath)
+        try AtomicFile.write(text: objText(name: name, source: source, strands: strands),
+                             to: (meshesDirectory as NSString).appendingPathComponent(file), createDirectories: true)
+        try AtomicFile.write(text: catalog.jsonText(), to: catalogPath, createDirectories: true)
         return (entry, fit)
     }
 }

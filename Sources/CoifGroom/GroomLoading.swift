@@ -183,6 +183,11 @@ public struct StyleCatalog: Sendable, Codable, Equatable {
     public var defaultStyle: String
     public var styles: [StyleEntry]
 
+    public init(defaultStyle: String, styles: [StyleEntry]) {
+        self.defaultStyle = defaultStyle
+        self.styles = styles
+    }
+
     enum CodingKeys: String, CodingKey {
         case defaultStyle = "default"
         case styles

@@ -12,7 +12,7 @@ public enum MeshGeneration {
         var written: [String] = []
         for (relative, text) in files {
             let path = (directory as NSString).appendingPathComponent(relative)
-            try writeAtomically(text, to: path)
+            try AtomicFile.write(text: text, to: path, createDirectories: true)
             written.append(path)
         }
         return written
@@ -62,25 +62,6 @@ public enum MeshGeneration {
         line += "\"faceShapes\": \(list(params.faceShapes)), \"guides\": \(guides), \"pointsPerGuide\": \(pointsPerGuide), "
         line += "\"rootWidthMm\": \(fixed(params.rootWidthMm)), \"tipWidthMm\": \(fixed(params.tipWidthMm))}"
         return line
-    }
-
-    static func writeAtomically(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let temp = dir.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-            try Data(text.utf8).write(to: temp)
-            if rename(temp.path, url.path) != 0 {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: temp)
-                throw CoifError.outputNotWritable(path: path, reason: reason)
-            }
-        } catch let error as CoifError {
-            throw error
-        } catch {
-            throw CoifError.outputNotWritable(path: path, reason: "\(error)")
-        }
     }
 }
 

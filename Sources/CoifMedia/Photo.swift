@@ -1,25 +1,11 @@
-// Photo: a decoded input image (JPEG, PNG, PPM/PGM) with EXIF orientation already applied, and the EXIF
-// facts the camera model can use.
+// Photo decoding: a JPEG, PNG or PPM/PGM file → a Frame, with EXIF orientation applied and the EXIF facts
+// the camera model can use. The only place a photo file is opened for its pixels.
 import CoifCore
 import CVision
 
-public struct Photo: Sendable {
-    /// RGB, sRGB-encoded, upright.
-    public var image: PixelImage
-    public var path: String
-    /// FocalLengthIn35mmFilm from EXIF, when the file has it.
-    public var focalLength35mm: Double?
-    public var exifOrientation: Int
-
-    public init(image: PixelImage, path: String, focalLength35mm: Double? = nil, exifOrientation: Int = 1) {
-        self.image = image
-        self.path = path
-        self.focalLength35mm = focalLength35mm
-        self.exifOrientation = exifOrientation
-    }
-
+extension Frame {
     /// Decodes the file at `path`. Throws `inputMissing`, `notAnImage` or `corruptImage`.
-    public static func read(path: String) throws -> Photo {
+    public static func read(path: String) throws -> Frame {
         var decoded = cv_image()
         var message = [CChar](repeating: 0, count: 256)
         let status = cv_image_decode(path, &decoded, &message, message.count)
@@ -31,7 +17,7 @@ public struct Photo: Sendable {
             let pixels = [UInt8](UnsafeBufferPointer(start: decoded.rgb, count: count))
             let image = PixelImage(width: Int(decoded.width), height: Int(decoded.height), channels: 3, pixels: pixels)
             let focal = decoded.exif_focal_length_35mm > 0 ? Double(decoded.exif_focal_length_35mm) : nil
-            return Photo(image: image, path: path, focalLength35mm: focal, exifOrientation: Int(decoded.exif_orientation))
+            return Frame(image: image, source: path, focalLength35mm: focal, exifOrientation: Int(decoded.exif_orientation))
         case CV_DECODE_NOT_FOUND:
             throw CoifError.inputMissing(path: path)
         case CV_DECODE_NOT_AN_IMAGE, CV_DECODE_UNSUPPORTED:

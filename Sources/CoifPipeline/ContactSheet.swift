@@ -5,6 +5,7 @@
 import CoifCore
 import CoifGroom
 import CoifRender
+import CoifVision
 import Foundation
 
 public struct ContactSheetRequest: Sendable {
@@ -24,33 +25,40 @@ public struct ContactSheetRequest: Sendable {
 public enum ContactSheet {
     /// Renders the sheet: one row per colour, one column per style (wrapping every `columns`).
     public static func render(_ request: ContactSheetRequest, engine: TryOnEngine) throws -> (image: PixelImage, timing: FrameTiming) {
-        let styles = request.styles.isEmpty ? engine.catalog.styles.map(\.name) : request.styles
-        for name in styles { _ = try engine.style(named: name) }
+        let styles = request.styles.isEmpty ? engine.styles.names : request.styles
         guard !request.colors.isEmpty else { throw CoifError.invalidOption(name: "--colors", reason: "no colours given") }
         guard request.tileWidthPx >= 32 && request.tileWidthPx <= 2048 else {
             throw CoifError.invalidOption(name: "--tile", reason: "must be 32–2048 pixels, got \(request.tileWidthPx)")
         }
+        // Every cell is a job on the same photo: validated before the photo is analysed, once.
+        let cells = request.colors.flatMap { color in styles.map { style -> TryOnJob in
+            var job = TryOnJob(input: .file(path: request.photoPath), style: style, look: HairLook(color: color))
+            job.seed = request.seed
+            job.detail = request.detail
+            return job
+        } }
+        for cell in cells { try cell.validate(styles: engine.styles) }
         var analysisTiming = FrameTiming()
-        let analysis = try engine.analyse(photoPath: request.photoPath, timing: &analysisTiming)
-        let photo = analysis.photo.image
+        let frame = try TryOnEngine.decode(.file(path: request.photoPath), fieldOfViewDegrees: nil, timing: &analysisTiming)
+        let analyses = try engine.analyse(frame, faces: .largest, timing: &analysisTiming)
+        let photo = frame.image
         let tileW = request.tileWidthPx
         let tileH = max(1, Int((Double(photo.height) * Double(tileW) / Double(photo.width)).rounded()))
         let scale = max(1, tileW / 128)
         let labelH = (BitmapGlyphs.height + 4) * scale
-        let items = request.colors.flatMap { color in styles.map { (style: $0, color: color) } }
-        let columns = min(items.count, request.colors.count > 1 ? styles.count : min(5, items.count))
-        let rows = (items.count + columns - 1) / columns
+        let columns = min(cells.count, request.colors.count > 1 ? styles.count : min(5, cells.count))
+        let rows = (cells.count + columns - 1) / columns
         let width = columns * tileW, height = rows * (tileH + labelH)
         var sheet = PixelImage(width: width, height: height, channels: 3, fill: 255)
         var timing = analysisTiming
-        for (i, item) in items.enumerated() {
+        for (i, cell) in cells.enumerated() {
             var t = FrameTiming()
-            let result = try engine.render(analysis: analysis, style: item.style, color: item.color, seed: request.seed,
-                                           detail: request.detail, timing: &t)
+            let result = try engine.render(analyses, job: cell, timing: &t)
             for stage in Stage.allCases { if let ms = t[stage] { timing[stage] = (timing[stage] ?? 0) + ms } }
             let x0 = (i % columns) * tileW, y0 = (i / columns) * (tileH + labelH)
             blitDownsampled(result.images.composite, into: &sheet, x: x0, y: y0, width: tileW, height: tileH)
-            let label = request.colors.count > 1 ? "\(item.style) \(item.color.name)" : item.style
+            let styleName = try engine.style(named: cell.style).name
+            let label = request.colors.count > 1 ? "\(styleName) \(cell.look.color.name)" : styleName
             BitmapGlyphs.draw(label, x: x0 + 2 * scale, y: y0 + tileH + 2 * scale, scale: scale, into: &sheet,
                               maxWidth: tileW - 4 * scale)
         }

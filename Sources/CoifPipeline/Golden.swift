@@ -165,41 +165,48 @@ public final class GoldenRunner {
         self.coifVersion = coifVersion
     }
 
+    /// The case as a try-on job (photo resolved against the manifest), so it is checked exactly as
+    /// `coif render` checks its flags.
+    public func job(_ c: GoldenCase, in manifest: GoldenManifest) throws -> TryOnJob {
+        var job = TryOnJob(photoPath: manifest.photoPath(c), style: c.style, color: try HairColor.parse(c.color))
+        job.seed = c.seed ?? 1
+        job.fieldOfViewDegrees = c.flags?.fovDegrees
+        job.detail = c.flags?.detail ?? 1
+        return job
+    }
+
     /// Renders every case, analysing each (photo, field of view) once.
     public func render(_ manifest: GoldenManifest) throws -> [RenderedCase] {
-        // Check every case's arguments before the first render.
+        // Check every case's arguments before the first render; errors name the case.
+        var jobs: [TryOnJob] = []
         for c in manifest.cases {
-            _ = try engine.style(named: c.style)
-            _ = try HairColor.parse(c.color)
-            if let fov = c.flags?.fovDegrees, !(fov > 1 && fov < 179) {
-                throw CoifError.invalidOption(name: "\(c.name): fovDegrees", reason: "must be between 1 and 179, got \(fov)")
-            }
-            if let detail = c.flags?.detail, !(detail >= 0.05 && detail <= 4) {
-                throw CoifError.invalidOption(name: "\(c.name): detail", reason: "must be between 0.05 and 4, got \(detail)")
+            do {
+                let job = try job(c, in: manifest)
+                try job.validate(styles: engine.styles)
+                jobs.append(job)
+            } catch CoifError.invalidOption(let name, let reason) {
+                throw CoifError.invalidOption(name: "\(c.name): \(name)", reason: reason)
             }
         }
-        var analyses: [String: PhotoAnalysis] = [:]
+        var analyses: [String: [PhotoAnalysis]] = [:]
         var rendered: [RenderedCase] = []
-        for c in manifest.cases {
-            let photo = manifest.photoPath(c)
-            let fov = c.flags?.fovDegrees
-            let key = "\(photo)|\(fov.map { String($0) } ?? "-")"
+        for (c, job) in zip(manifest.cases, jobs) {
+            let key = "\(job.input.name)|\(job.fieldOfViewDegrees.map { String($0) } ?? "-")"
             var timing = FrameTiming()
-            let analysis: PhotoAnalysis
+            let analysis: [PhotoAnalysis]
             if let cached = analyses[key] {
                 analysis = cached
             } else {
-                analysis = try engine.analyse(photoPath: photo, fieldOfViewDegrees: fov, timing: &timing)
+                let frame = try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
+                analysis = try engine.analyse(frame, faces: job.face, timing: &timing)
                 analyses[key] = analysis
             }
-            let seed = c.seed ?? 1, detail = c.flags?.detail ?? 1
-            let result = try engine.render(analysis: analysis, style: c.style, color: try HairColor.parse(c.color),
-                                           seed: seed, detail: detail, timing: &timing)
+            let result = try engine.render(analysis, job: job, timing: &timing)
             let image = result.images.composite
             let metadata = GoldenMetadata(renderer: engine.rendererDescription, coifVersion: coifVersion,
                                           width: image.width, height: image.height,
-                                          style: try engine.style(named: c.style).name, color: c.color, seed: seed,
-                                          fovDegrees: fov, detail: detail, case: c)
+                                          style: try engine.style(named: c.style).name, color: c.color, seed: job.seed,
+                                          fovDegrees: job.fieldOfViewDegrees, detail: job.detail, case: c)
             rendered.append(RenderedCase(goldenCase: c, image: image, metadata: metadata))
         }
         return rendered
@@ -238,9 +245,7 @@ public final class GoldenRunner {
         }
         let refused = !force && changes.contains { $0.change == .changed }
         if !refused {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for (path, _) in writes { try AtomicFile.checkWritable(path) }
-            for (path, bytes) in writes { try AtomicFile.write(bytes, to: path) }
+            for (path, bytes) in writes { try AtomicFile.write(bytes, to: path, createDirectories: true) }
         }
         return GoldenRecordOutcome(changes: changes, written: !refused)
     }

@@ -42,20 +42,24 @@ public struct GroomBenchmarkShared: Sendable, Codable {
 
 public enum GroomBenchmark {
     /// - Parameters:
-    ///   - grooms: catalog names or groom files (see `PreviewEngine.groom`).
+    ///   - grooms: catalog names or groom files (see `StyleLibrary.resolve`).
     ///   - faceWidthPx: the face size whose level of detail is measured (ignored when `strands` is given).
     ///   - strands: a fixed strand count (guides plus children) at the groom's own points per guide.
     public static func run(engine: PreviewEngine, grooms: [String], iterations: Int, faceWidthPx: Double,
                            strands: Int?, seed: UInt64 = 1) throws -> (GroomBenchmarkShared, [GroomBenchmarkResult]) {
         var results: [GroomBenchmarkResult] = []
         for name in grooms {
+            // Load = resolve + parse (or import and fit), each time on an empty library, as a new process would.
             var start = monotonicMs()
-            let groom = try engine.groom(name)
+            var library = try engine.styles.emptied()
+            let style = try library.resolve(name)
+            let groom = try library.groom(style)
             let loadCold = monotonicMs() - start
             var loads: [Double] = []
             for _ in 0..<min(iterations, 5) {
+                library = try engine.styles.emptied()
                 start = monotonicMs()
-                _ = try engine.groom(name)
+                _ = try library.groom(try library.resolve(name))
                 loads.append(monotonicMs() - start)
             }
 
@@ -72,13 +76,12 @@ public enum GroomBenchmark {
             }
 
             start = monotonicMs()
-            let asGroom = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
-            let shell = engine.renderer.upload(shellOf: engine.occluder, triangles: asGroom.coveredScalpTriangles(head: engine.head, radiusMm: Groom.underLayerRadiusMm))
+            let shell = engine.renderer.upload(shellOf: engine.occluder, triangles: groom.coveredScalpTriangles(head: engine.head, radiusMm: Groom.underLayerRadiusMm))
             engine.renderer.finish()
             let underLayerMs = monotonicMs() - start
 
-            let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
-                                              pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+            let children = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+                                                       pointsPerStrand: lod.pointsPerStrand, seed: seed)
             var interpolate: [Double] = [], upload: [Double] = [], ready: [Double] = []
             var geometry: StrandGeometry?
             // One untimed round first: page faults and the driver's first texture of this size.
@@ -94,7 +97,7 @@ public enum GroomBenchmark {
             }
             guard let strandsOnGPU = geometry else { continue }
             results.append(GroomBenchmarkResult(
-                groom: groom.name, guides: groom.guides.strandCount, pointsPerGuide: groom.guides.pointsPerStrand,
+                groom: style.name, guides: groom.guides.strandCount, pointsPerGuide: groom.guides.pointsPerStrand,
                 strands: strandsOnGPU.strandCount, pointsPerStrand: strandsOnGPU.pointsPerStrand,
                 segments: strandsOnGPU.segmentCount, loadColdMs: loadCold, loadWarmMs: DurationSummary(loads).p50Ms,
                 shapeAnalysisMs: shapeMs, underLayerMs: underLayerMs,
@@ -105,7 +108,7 @@ public enum GroomBenchmark {
         let size = 512
         if let first = grooms.first {
             var timing = FrameTiming()
-            _ = try engine.render(try engine.groom(first), view: .front, sizePx: size, color: try HairColor.parse("dark-brown"), timing: &timing)
+            _ = try engine.render(try engine.style(first), view: .front, sizePx: size, color: try HairColor.parse("dark-brown"), timing: &timing)
         }
         let shared = GroomBenchmarkShared(renderer: engine.renderer.context.renderer, occluderBytes: engine.occluder.gpuBytes,
                                           targetBytes: engine.renderer.targetBytes, targetSizePx: size)

@@ -24,18 +24,11 @@ public enum PreviewView: String, Sendable, CaseIterable {
     }
 }
 
-/// A groom ready to preview: guides in head space plus rendered widths.
-public struct PreviewGroom: Sendable {
-    public var name: String
-    public var guides: StrandSet
-    public var widths: StrandWidths
-}
-
 /// A preview's CPU side, ready to draw: the camera, the level of detail, every strand (guides and children)
 /// and the under-layer's triangles. Made by `PreviewEngine.prepare` without the GPU, so a one-shot preview
 /// can make it while the GPU comes up.
 public struct PreviewFrame: Sendable {
-    public var groom: PreviewGroom
+    public var style: Style
     public var view: PreviewView
     public var camera: PinholeCamera
     public var headToCamera: Mat4
@@ -58,8 +51,8 @@ public struct PreviewOutcome: Sendable {
 }
 
 public final class PreviewEngine {
-    public let catalog: StyleCatalog
-    public let head: HeadModel
+    public let styles: StyleLibrary
+    public var head: HeadModel { styles.head }
     public let renderer: HairRenderer
     let occluder: OccluderGeometry
     private let compositor = Compositor()
@@ -71,20 +64,19 @@ public final class PreviewEngine {
 
     /// Loads the catalog and the head on a second thread while this one brings up the GPU context and
     /// shaders (the GL work stays on this thread, where the context is current).
-    public init(logger: Logger) throws {
-        let assets = BackgroundWork(name: "coif.preview-assets") { (try StyleCatalog.standard(), try HeadModel.standard()) }
+    public init(logger: Logger, userStyleDirectories: [String] = []) throws {
+        let assets = BackgroundWork(name: "coif.preview-assets") { try StyleLibrary.standard(userDirectories: userStyleDirectories) }
         let renderer = Result { try Self.makeRenderer(warmUpSizePx: nil) }
-        (catalog, head) = try assets.wait()
+        styles = try assets.wait()
         self.renderer = try renderer.get()
-        occluder = self.renderer.upload(head: head)
+        occluder = self.renderer.upload(head: styles.head)
         logger.debug("preview engine ready", metadata: ["renderer": "\(self.renderer.context.renderer)"])
     }
 
-    private init(catalog: StyleCatalog, head: HeadModel, renderer: HairRenderer) {
-        self.catalog = catalog
-        self.head = head
+    private init(styles: StyleLibrary, renderer: HairRenderer) {
+        self.styles = styles
         self.renderer = renderer
-        occluder = renderer.upload(head: head)
+        occluder = renderer.upload(head: styles.head)
     }
 
     /// The GPU side: context, the strand and head programs, and (with a size) a warm-up frame of that size
@@ -101,51 +93,34 @@ public final class PreviewEngine {
     /// brings up the GPU context and shaders and draws a warm-up frame of the preview's size, so the real
     /// frame pays for neither. A bad style or groom file is reported before a GPU failure.
     public static func renderOnce(_ styleOrFile: String, headPath: String? = nil, view: PreviewView, sizePx: Int,
-                                  color: HairColor, seed: UInt64 = 1, strands: Int? = nil, logger: Logger) throws -> PreviewOutcome {
+                                  color: HairColor, seed: UInt64 = 1, strands: Int? = nil, userStyleDirectories: [String] = [],
+                                  logger: Logger) throws -> PreviewOutcome {
         try checkSize(sizePx)
+        try LevelOfDetail.checkStrands(strands)
         let start = monotonicMs()
-        let cpu = BackgroundWork(name: "coif.preview-scene") { () -> (StyleCatalog, HeadModel, PreviewFrame, Double) in
-            let catalog = try StyleCatalog.standard()
-            let head = try HeadModel.standard()
-            let groom = try Self.groom(styleOrFile, headPath: headPath, catalog: catalog, head: head)
-            let frame = Self.prepare(groom, head: head, view: view, sizePx: sizePx, seed: seed, strands: strands)
-            return (catalog, head, frame, monotonicMs() - start)
+        let cpu = BackgroundWork(name: "coif.preview-scene") { () -> (StyleLibrary, PreviewFrame, Double) in
+            let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
+            let style = try styles.resolve(styleOrFile, headPath: headPath)
+            let frame = try Self.prepare(style, styles: styles, view: view, sizePx: sizePx, seed: seed, strands: strands)
+            return (styles, frame, monotonicMs() - start)
         }
         // The warm-up only pays while the groom is still being prepared: it moves the first frame's shader
         // compilation into that wait. If the groom is ready first, the real frame compiles them itself and
         // the warm-up's own draw and read-back would be time added.
         let gpu = Result { try makeRenderer(warmUpSizePx: sizePx, skipWarmUp: { cpu.isFinished }) }
         let engineMs = monotonicMs() - start
-        let (catalog, head, frame, groomMs) = try cpu.wait()
-        let engine = PreviewEngine(catalog: catalog, head: head, renderer: try gpu.get())
+        let (styles, frame, groomMs) = try cpu.wait()
+        let engine = PreviewEngine(styles: styles, renderer: try gpu.get())
         logger.debug("preview engine ready", metadata: ["renderer": "\(engine.renderer.context.renderer)"])
         var timing = FrameTiming()
         let image = try engine.draw(frame, color: color, seed: seed, timing: &timing)
-        return PreviewOutcome(image: image, groomName: frame.groom.name, timing: timing, engineMs: engineMs, groomMs: groomMs)
+        return PreviewOutcome(image: image, groomName: frame.style.name, timing: timing, engineMs: engineMs, groomMs: groomMs)
     }
 
     /// A catalog style by name, else a groom file (.tfx, .data, .obj, .gltf, …) fitted to Coif's head
-    /// (with its own head mesh at `headPath` when given).
-    public func groom(_ styleOrFile: String, headPath: String? = nil) throws -> PreviewGroom {
-        try Self.groom(styleOrFile, headPath: headPath, catalog: catalog, head: head)
-    }
-
-    static func groom(_ styleOrFile: String, headPath: String?, catalog: StyleCatalog, head: HeadModel) throws -> PreviewGroom {
-        if let entry = catalog.entry(named: styleOrFile) {
-            guard let text = Assets.text("Meshes/" + entry.file) else {
-                throw CoifError.assetFailed(path: "Meshes/" + entry.file, reason: "not embedded in this build")
-            }
-            let groom = try Groom.load(objText: text, name: "Meshes/" + entry.file, pointsPerStrand: entry.pointsPerGuide,
-                                       rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
-            return PreviewGroom(name: entry.name, guides: groom.guides,
-                                widths: StrandWidths(rootMm: entry.rootWidthMm, tipMm: entry.tipWidthMm))
-        }
-        guard FileManager.default.fileExists(atPath: styleOrFile) else {
-            throw CoifError.unknownStyle(name: styleOrFile, known: catalog.styles.map(\.name))
-        }
-        let placed = try GroomImport.load(path: styleOrFile, headPath: headPath, head: head)
-        return PreviewGroom(name: (styleOrFile as NSString).lastPathComponent, guides: placed.strands,
-                            widths: StrandWidths(rootMm: 0.3, tipMm: 0.1))
+    /// (with its own head mesh at `headPath` when given): see `StyleLibrary.resolve`.
+    public func style(_ styleOrFile: String, headPath: String? = nil) throws -> Style {
+        try styles.resolve(styleOrFile, headPath: headPath)
     }
 
     static func checkSize(_ sizePx: Int) throws {
@@ -154,10 +129,10 @@ public final class PreviewEngine {
         }
     }
 
-    /// The CPU side of a preview of `groom` at `sizePx`² from `view` (see PreviewFrame).
+    /// The CPU side of a preview of `style` at `sizePx`² from `view` (see PreviewFrame).
     /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
-    public static func prepare(_ groom: PreviewGroom, head: HeadModel, view: PreviewView, sizePx: Int, seed: UInt64 = 1,
-                               strands: Int? = nil) -> PreviewFrame {
+    public static func prepare(_ style: Style, styles: StyleLibrary, view: PreviewView, sizePx: Int, seed: UInt64 = 1,
+                               strands: Int? = nil) throws -> PreviewFrame {
         let distanceMm = 1000.0
         let span = view == .top ? spanMm * 0.85 : spanMm
         let f = Double(sizePx) * distanceMm / span
@@ -172,24 +147,24 @@ public final class PreviewEngine {
         let headToCamera = Mat4.rigid(rotationRowMajor: r, translation: SIMD3(-rt.x, -rt.y, distanceMm - rt.z))
         // The level of detail a photo with this face size would get (face ≈ 140 mm across).
         let faceWidthPx = 140 * f / distanceMm
+        let groom = try styles.groom(style)
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
-                                       resamplingErrorsMm: groom.guides.resamplingErrorsMm(), strands: strands)
+                                       resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
         let sceneStart = monotonicMs()
-        let children = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
-                                          pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
-        let all = children.apply(guides: groom.guides, head: head)
-        let g = Groom(name: groom.name, guides: groom.guides, rootWidthMm: groom.widths.rootMm, tipWidthMm: groom.widths.tipMm)
-        let covered = g.coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
-        return PreviewFrame(groom: groom, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
+        let children = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed)
+        let all = children.apply(guides: groom.guides, head: styles.head)
+        let covered = try styles.coveredScalpTriangles(style)
+        return PreviewFrame(style: style, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
                             strands: all, coveredScalpTriangles: covered, sceneMs: monotonicMs() - sceneStart)
     }
 
-    /// Renders `groom` at `sizePx`² from `view`; RGB, sRGB.
+    /// Renders `style` at `sizePx`² from `view`; RGB, sRGB.
     /// - Parameter strands: guides plus children, replacing the level of detail's count (nil = automatic).
-    public func render(_ groom: PreviewGroom, view: PreviewView, sizePx: Int, color: HairColor, seed: UInt64 = 1,
+    public func render(_ style: Style, view: PreviewView, sizePx: Int, color: HairColor, seed: UInt64 = 1,
                        strands: Int? = nil, timing: inout FrameTiming) throws -> PixelImage {
         try Self.checkSize(sizePx)
-        let frame = Self.prepare(groom, head: head, view: view, sizePx: sizePx, seed: seed, strands: strands)
+        let frame = try Self.prepare(style, styles: styles, view: view, sizePx: sizePx, seed: seed, strands: strands)
         return try draw(frame, color: color, seed: seed, timing: &timing)
     }
 
@@ -200,7 +175,7 @@ public final class PreviewEngine {
         let shell = renderer.upload(shellOf: occluder, triangles: frame.coveredScalpTriangles)
         timing[.scene] = (timing[.scene] ?? 0) + frame.sceneMs + (monotonicMs() - uploadStart)
         let lod = frame.levelOfDetail
-        let widths = StrandWidths(rootMm: frame.groom.widths.rootMm * lod.widthScale, tipMm: frame.groom.widths.tipMm * lod.widthScale)
+        let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)
         let skin = Self.headSRGB
         let albedo = Vec3(srgbToLinear(skin.x), srgbToLinear(skin.y), srgbToLinear(skin.z)) * 0.8
         var layer = HairLayer()

@@ -1,6 +1,6 @@
 // Robustness: how far the vision stages stretch on one real photo, by degrading it in known ways:
 // smaller (downscaled in steps), rolled (rotated in 5° steps), turned (AFLW2000-3D's sample, when
-// present) and crowded (the face crop tiled 8×8). Uses the production detector (`PhotoAnalyzer`);
+// present) and crowded (the face crop tiled 8×8). Uses the production detector (`FaceAnalyzer`);
 // needs no GPU. The image transforms are plain bilinear resampling of the 8-bit luma.
 import CoifCore
 import CoifMedia
@@ -27,9 +27,9 @@ public struct RobustnessReport: Codable, Sendable {
 }
 
 public struct RobustnessProbe {
-    public let analyzer: PhotoAnalyzer
+    public let analyzer: FaceAnalyzer
 
-    public init(analyzer: PhotoAnalyzer) { self.analyzer = analyzer }
+    public init(analyzer: FaceAnalyzer) { self.analyzer = analyzer }
 
     /// Fits the largest face of `gray`, or with `near`, the detection whose centre is nearest that point
     /// (a degraded photo can raise a false detection elsewhere); nil when none is found.
@@ -56,7 +56,7 @@ public struct RobustnessProbe {
     static func centre(_ p: [Vec2]) -> Vec2 { p.reduce(Vec2(), +) / Float(p.count) }
 
     public func run(photoPath: String, aflwDirectory: String?) throws -> RobustnessReport {
-        let gray = try Photo.read(path: photoPath).image.grayscale()
+        let gray = try Frame.read(path: photoPath).image.grayscale()
         guard let reference = fitLargest(gray) else { throw CoifError.noFace(path: photoPath) }
         var rows = [smallest(gray, reference: reference), roll(gray, reference: reference)]
         rows.append(try yaw(aflwDirectory))
@@ -165,7 +165,7 @@ public struct RobustnessProbe {
     public static func resize(_ g: PixelImage, width: Int, height: Int) -> PixelImage {
         var source = g
         let factor = min(g.width / width, g.height / height)
-        if factor >= 2 { source = PhotoAnalyzer.downscale(g, by: factor) }
+        if factor >= 2 { source = FaceAnalyzer.downscale(g, by: factor) }
         var out = PixelImage(width: width, height: height, channels: 1)
         let sx = Double(source.width) / Double(width), sy = Double(source.height) / Double(height)
         for y in 0..<height {

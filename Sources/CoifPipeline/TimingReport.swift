@@ -6,7 +6,7 @@ import Foundation
 
 public enum TimingReport {
     /// One still's timing record, keys sorted so files diff cleanly.
-    public static func json(_ timing: FrameTiming, levelOfDetail: LevelOfDetail, request: TryOnRequest) -> String {
+    public static func json(_ timing: FrameTiming, levelOfDetail: LevelOfDetail, job: TryOnJob, style: String) -> String {
         var stages: [String: Double] = [:]
         for stage in Stage.allCases { if let ms = timing[stage] { stages[stage.rawValue] = rounded(ms) } }
         var record: [String: Any] = [
@@ -19,10 +19,10 @@ public enum TimingReport {
             "segmentCount": timing.segmentCount,
             "pointsPerStrand": levelOfDetail.pointsPerStrand,
             "faceWidthPx": rounded(timing.faceWidthPx),
-            "photo": request.photoPath,
-            "style": request.style ?? "",
-            "color": request.color.name,
-            "seed": request.seed,
+            "photo": job.input.name,
+            "style": style,
+            "color": job.look.color.name,
+            "seed": job.seed,
         ]
         if let gpu = timing.gpuRenderMs { record["gpuRenderMs"] = rounded(gpu) }
         let data = try! JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys])

@@ -1,6 +1,10 @@
-// TryOn: one still, end to end: photo → face → pose → fitted strands → hair layer → composite PNG.
-// Models (dlib, shaders, head, catalog) load once in `TryOnEngine.init`; a batch or a benchmark renders
-// many stills through one engine. Every stage reports into the still's FrameTiming.
+// TryOn: one try-on, as stages with one owner each, in order:
+//   decode (CoifMedia: file → Frame) → analyse (CoifVision: Frame → faces, pose) → scene (the style at a
+//   level of detail, on the GPU) → layers (CoifRender passes: render, read back) → composite (CoifRender)
+//   → encode + write (CoifMedia, AtomicFile).
+// Each stage is a method that can be called on its own, so a video frame, a batch item or a test's
+// in-memory image enters at `analyse` and a sheet re-enters at `render`. Models (dlib, shaders, head, styles)
+// load once in `TryOnEngine.init`; every stage reports into the frame's FrameTiming.
 import CoifAssets
 import CoifCore
 import CoifGPU
@@ -9,42 +13,6 @@ import CoifMedia
 import CoifRender
 import CoifVision
 import Logging
-
-/// Which face in a photo gets hair.
-public enum FaceChoice: Sendable, Equatable {
-    case largest
-    case index(Int)
-    /// Every face found, nearest drawn last (see `TryOnEngine.renderAll`).
-    case all
-
-}
-
-/// Everything one still needs, with the defaults a user gets from `coif render`.
-public struct TryOnRequest: Sendable {
-    public var photoPath: String
-    public var style: String?
-    public var color: HairColor
-    public var outputPath: String
-    /// Writes hair.png and matte.png here when set.
-    public var layersDirectory: String?
-    public var timingPath: String?
-    public var seed: UInt64 = 1
-    /// Horizontal field of view; nil = EXIF focal length, else `PhotoAnalyzer.defaultFieldOfViewDegrees`.
-    public var fieldOfViewDegrees: Double?
-    public var face: FaceChoice = .largest
-    public var compression: PNGCompression = .fast
-    /// Multiplies the level of detail's strand count.
-    public var detail: Double = 1
-    /// Replaces the level of detail's strand count (guides plus children) when set.
-    public var strands: Int?
-
-    public init(photoPath: String, style: String? = nil, color: HairColor, outputPath: String) {
-        self.photoPath = photoPath
-        self.style = style
-        self.color = color
-        self.outputPath = outputPath
-    }
-}
 
 /// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
 /// included), when the GPU side was ready, and when the vision side (model load and the photo's
@@ -55,20 +23,26 @@ public struct TryOnOnceOutcome: Sendable {
     public var visionMs: Double
 }
 
-/// What the vision stages found in a photo: reusable when only the style or colour changes.
+/// A frame and what the vision stages found for one of its faces.
 public struct PhotoAnalysis: Sendable {
-    public var photo: Photo
-    /// Every face found, largest first.
-    public var faceBoxes: [FaceBox]
-    public var chosen: Face
-    public var intrinsics: CameraIntrinsics
-    public var pose: HeadPose
-    /// Jaw-to-jaw width in pixels: drives the level of detail.
-    public var faceWidthPx: Double
+    public var frame: Frame
+    public var face: FaceAnalysis
+
+    public init(frame: Frame, face: FaceAnalysis) {
+        self.frame = frame
+        self.face = face
+    }
+
+    /// Every face kept in the frame, largest first.
+    public var faceBoxes: [FaceBox] { face.faceBoxes }
+    public var chosen: Face { face.chosen }
+    public var intrinsics: CameraIntrinsics { face.intrinsics }
+    public var pose: HeadPose { face.pose }
+    public var faceWidthPx: Double { face.faceWidthPx }
 
     /// The photo's camera: its size and the intrinsics the pose was solved with.
     public var camera: PinholeCamera {
-        PinholeCamera(widthPx: photo.image.width, heightPx: photo.image.height, fx: intrinsics.fx, fy: intrinsics.fy,
+        PinholeCamera(widthPx: frame.image.width, heightPx: frame.image.height, fx: intrinsics.fx, fy: intrinsics.fy,
                       cx: intrinsics.cx, cy: intrinsics.cy)
     }
 }
@@ -81,43 +55,52 @@ public struct TryOnResult: Sendable {
     public var analysis: PhotoAnalysis
 }
 
+/// A style drawn for one face: its strands at a level of detail and its under-layer, on the GPU.
+struct HairScene {
+    var style: Style
+    var levelOfDetail: LevelOfDetail
+    var strands: StrandGeometry
+    var shell: ShellGeometry
+    var widths: StrandWidths
+}
+
 public final class TryOnEngine {
-    public let catalog: StyleCatalog
-    public let head: HeadModel
+    public let styles: StyleLibrary
+    public var head: HeadModel { styles.head }
     public let renderer: HairRenderer
-    public let analyzer: PhotoAnalyzer
+    public let analyzer: FaceAnalyzer
     public let compositor = Compositor()
     private let logger: Logger
     private let occluder: OccluderGeometry
-    private var grooms: [String: Groom] = [:]
-    private var resamplingErrorsByStyle: [String: [Float]] = [:]
-    private var strandCache: (key: String, geometry: StrandGeometry)?
+    /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
+    /// that alternates a few styles does not interpolate and upload again each time.
+    private var strandCache: [(key: String, geometry: StrandGeometry)] = []
+    static let strandCacheSlots = 4
     private var shells: [String: ShellGeometry] = [:]
-    private var hairBoxes: [String: (low: Vec3, high: Vec3)] = [:]
     private var layer = HairLayer()
     /// Render only the part of the photo the hair can cover (`hairRegion`); off, the whole photo, as
     /// before (tests compare the two).
     public var cropsToHair = true
 
-    /// Loads every model once: catalog, head, dlib, EGL context and shaders. dlib's model loads on a
-    /// second thread while this one brings up the GPU and warms its shaders.
-    public convenience init(logger: Logger, predictorPath: String = FaceFinder.defaultPredictorPath) throws {
+    /// Loads every model once: styles, head, dlib, EGL context and shaders. dlib's model loads on a second
+    /// thread while this one brings up the GPU and warms its shaders.
+    public convenience init(logger: Logger, userStyleDirectories: [String] = [],
+                            predictorPath: String = FaceFinder.defaultPredictorPath) throws {
         let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath)) }
-        let head = try HeadModel.standard()
-        try self.init(logger: logger, catalog: try StyleCatalog.standard(), head: head) {
-            PhotoAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: head.landmarks68)
+        let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
+        try self.init(logger: logger, styles: styles) {
+            FaceAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: styles.head.landmarks68)
         }
     }
 
     /// The GPU side on this thread; `analyzer` is asked for last, once the GPU is ready (it may wait on
     /// work that ran beside it).
-    private init(logger: Logger, catalog: StyleCatalog, head: HeadModel, analyzer: () throws -> PhotoAnalyzer) throws {
+    private init(logger: Logger, styles: StyleLibrary, analyzer: () throws -> FaceAnalyzer) throws {
         self.logger = logger
-        self.catalog = catalog
-        self.head = head
+        self.styles = styles
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
-        occluder = renderer.upload(head: head)
+        occluder = renderer.upload(head: styles.head)
         try renderer.warmUp()
         self.analyzer = try analyzer()
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
@@ -126,18 +109,21 @@ public final class TryOnEngine {
     /// One still in one process (`coif render`): dlib's model load and then the photo's decode, detection,
     /// landmarks and pose run on a second thread while this one brings up the GPU context and shaders, so
     /// the vision stages cost no wall time when the GPU start is the longer. Same bytes as
-    /// `TryOnEngine(logger:).run(request)`. A bad argument or photo is reported before a GPU failure.
-    public static func runOnce(_ request: TryOnRequest, logger: Logger,
+    /// `TryOnEngine(logger:).run(job)`. A bad argument or photo is reported before a GPU failure.
+    public static func runOnce(_ job: TryOnJob, userStyleDirectories: [String] = [], logger: Logger,
                                predictorPath: String = FaceFinder.defaultPredictorPath) throws -> TryOnOnceOutcome {
         let start = monotonicMs()
-        let catalog = try StyleCatalog.standard()
-        try validate(request, catalog: catalog)
-        let head = try HeadModel.standard()
-        typealias Vision = (analyzer: PhotoAnalyzer, analyses: Result<[PhotoAnalysis], Error>, timing: FrameTiming, doneMs: Double)
+        let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
+        let style = try job.validate(styles: styles)
+        let head = styles.head
+        typealias Vision = (analyzer: FaceAnalyzer, analyses: Result<[PhotoAnalysis], Error>, timing: FrameTiming, doneMs: Double)
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
-            let analyzer = PhotoAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+            let analyzer = FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
             var timing = FrameTiming()
-            let analyses = Result { try Self.analyses(for: request, analyzer: analyzer, timing: &timing) }
+            let analyses = Result { () -> [PhotoAnalysis] in
+                let frame = try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
+                return try Self.analyse(frame, faces: job.face, analyzer: analyzer, timing: &timing)
+            }
             return (analyzer, analyses, timing, monotonicMs() - start)
         }
         var waited: Result<Vision, Error>?  // BackgroundWork.wait() is called once; its answer kept here
@@ -149,68 +135,94 @@ public final class TryOnEngine {
         }
         var engineMs = 0.0
         let engine = Result {
-            try TryOnEngine(logger: logger, catalog: catalog, head: head) {
+            try TryOnEngine(logger: logger, styles: styles) {
                 engineMs = monotonicMs() - start
                 return try vision().get().analyzer
             }
         }
         let done = try vision().get()
         let analyses = try done.analyses.get()
-        let result = try engine.get().finish(request, analyses: analyses, timing: done.timing, start: start)
+        let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
     }
 
     public var rendererDescription: String { renderer.context.renderer }
 
-    /// The catalog entry for `name` (nil = the default style); `unknownStyle` when absent.
-    public func style(named name: String?) throws -> StyleEntry { try Self.style(named: name, in: catalog) }
-
-    static func style(named name: String?, in catalog: StyleCatalog) throws -> StyleEntry {
-        let wanted = name ?? catalog.defaultStyle
-        guard let entry = catalog.entry(named: wanted) else {
-            throw CoifError.unknownStyle(name: wanted, known: catalog.styles.map(\.name))
-        }
-        return entry
-    }
+    /// The style `nameOrFile` names (nil = the default); `unknownStyle` when there is none.
+    public func style(named nameOrFile: String?) throws -> Style { try styles.resolve(nameOrFile) }
 
     // MARK: - Stages
 
-    /// decode → detect → landmarks → pose (see PhotoAnalyzer).
+    /// decode: a job's input as a frame, with the user's field of view (a frame in memory is taken as it is,
+    /// its own field of view kept unless the job names one).
+    public static func decode(_ input: JobInput, fieldOfViewDegrees: Double?, timing: inout FrameTiming) throws -> Frame {
+        switch input {
+        case .file(let path):
+            return try timing.measure(.decode) { try Frame.read(path: path) }.withFieldOfView(fieldOfViewDegrees)
+        case .frame(let frame):
+            return fieldOfViewDegrees == nil ? frame : frame.withFieldOfView(fieldOfViewDegrees)
+        }
+    }
+
+    /// analyse: detect → landmarks → pose for the faces `choice` asks for (see FaceAnalyzer).
+    public func analyse(_ frame: Frame, faces choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try Self.analyse(frame, faces: choice, analyzer: analyzer, timing: &timing)
+    }
+
+    static func analyse(_ frame: Frame, faces choice: FaceChoice, analyzer: FaceAnalyzer, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try analyzer.analyse(frame, faces: choice, timing: &timing).map { PhotoAnalysis(frame: frame, face: $0) }
+    }
+
+    /// decode + analyse of one face of a photo file (`.all` gives the largest).
     public func analyse(photoPath: String, face choice: FaceChoice = .largest, fieldOfViewDegrees: Double? = nil,
                         timing: inout FrameTiming) throws -> PhotoAnalysis {
-        try analyzer.analyse(photoPath: photoPath, face: choice, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+        let frame = try Self.decode(.file(path: photoPath), fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+        return PhotoAnalysis(frame: frame, face: try analyzer.analyse(frame, face: choice == .all ? .largest : choice, timing: &timing))
     }
 
-    /// scene → render → readback → composite, for an analysed photo.
+    /// scene → layers → composite for analysed faces of one frame, as `job` asks (its style, look, seed,
+    /// detail). One face is drawn as it is; several are laid over each other (see `renderAll`).
+    public func render(_ analyses: [PhotoAnalysis], job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        let style = try styles.resolve(job.style)
+        return try render(analyses, style: style, job: job, timing: &timing)
+    }
+
+    /// scene → layers → composite of one analysed face with a colour (the catalog's looks otherwise).
     public func render(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
                        strands strandCount: Int? = nil, timing: inout FrameTiming) throws -> TryOnResult {
-        let image = analysis.photo.image
-        let region = try hairRegion(analysis: analysis, style: name)
-        let (lod, strands) = try drawLayer(analysis: analysis, region: region, style: name, color: color, seed: seed,
-                                           detail: detail, strands: strandCount, timing: &timing)
-        let images = timing.measure(.composite) { compositor.composite(layer: layer, at: region, over: image) }
-        timing.renderer = renderer.context.renderer
-        timing.imageWidth = image.width
-        timing.imageHeight = image.height
-        timing.strandCount = strands.strandCount
-        timing.segmentCount = strands.segmentCount
-        timing.faceWidthPx = analysis.faceWidthPx
-        return TryOnResult(images: images, timing: timing, levelOfDetail: lod, analysis: analysis)
+        var job = TryOnJob(input: .frame(analysis.frame), style: name, look: HairLook(color: color))
+        job.seed = seed
+        job.detail = detail
+        job.strands = strandCount
+        return try render([analysis], job: job, timing: &timing)
     }
 
-    /// Hair on every analysed face of one photo (`PhotoAnalyzer.analyseAll`). Each face's hair layer is
-    /// drawn as `render` draws one, then the layers are laid over each other farthest first (decreasing
-    /// tvec z: the head origin's depth in the camera), so a nearer head's hair covers a farther one's:
-    /// `acc = layer + (1 − α_layer)·acc` in premultiplied linear light, then composited over the photo
-    /// once, exactly as a single layer is. The result's analysis and level of detail are the first
-    /// (largest) face's; the timing's strand and segment counts are the sums over faces.
-    public func renderAll(analyses: [PhotoAnalysis], style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
-                          strands asked: Int? = nil, timing: inout FrameTiming) throws -> TryOnResult {
-        guard let first = analyses.first else { throw CoifError.internalError("renderAll: no faces") }
-        let image = first.photo.image
+    private func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        guard let first = analyses.first else { throw CoifError.internalError("render: no faces") }
+        let image = first.frame.image
+        if analyses.count == 1 {
+            let region = try hairRegion(analysis: first, style: style)
+            let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
+            try drawLayer(scene, analysis: first, region: region, look: job.look, timing: &timing)
+            let images = timing.measure(.composite) { compositor.composite(layer: layer, at: region, over: image) }
+            record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
+            return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
+        }
+        return try renderAll(analyses, style: style, job: job, timing: &timing)
+    }
+
+    /// Hair on every analysed face of one frame. Each face's hair layer is drawn as one face's is, then the
+    /// layers are laid over each other farthest first (decreasing tvec z: the head origin's depth in the
+    /// camera), so a nearer head's hair covers a farther one's: `acc = layer + (1 − α_layer)·acc` in
+    /// premultiplied linear light, then composited over the photo once, exactly as a single layer is. The
+    /// result's analysis and level of detail are the first (largest) face's; the timing's strand and
+    /// segment counts are the sums over faces.
+    private func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        let first = analyses[0]
+        let image = first.frame.image
         // One crop holding every face's hair, so the layers line up pixel for pixel.
-        let region = try analyses.map { try hairRegion(analysis: $0, style: name) }.dropFirst()
-            .reduce(try hairRegion(analysis: first, style: name)) { $0.union($1) }
+        let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style) }
+            .reduce(try hairRegion(analysis: first, style: style)) { $0.union($1) }
         var accumulated = HairLayer(width: region.width, height: region.height)
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
@@ -218,11 +230,11 @@ public final class TryOnEngine {
             a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
         }
         for (index, analysis) in farthestFirst {
-            let (lod, strands) = try drawLayer(analysis: analysis, region: region, style: name, color: color, seed: seed,
-                                               detail: detail, strands: asked, timing: &timing)
-            if index == 0 { firstLod = lod }
-            strandCount += strands.strandCount
-            segmentCount += strands.segmentCount
+            let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
+            try drawLayer(scene, analysis: analysis, region: region, look: job.look, timing: &timing)
+            if index == 0 { firstLod = scene.levelOfDetail }
+            strandCount += scene.strands.strandCount
+            segmentCount += scene.strands.segmentCount
             timing.measure(.composite) {
                 layer.rgba.withUnsafeBufferPointer { near in
                     accumulated.rgba.withUnsafeMutableBufferPointer { acc in
@@ -236,13 +248,17 @@ public final class TryOnEngine {
             }
         }
         let images = timing.measure(.composite) { compositor.composite(layer: accumulated, at: region, over: image) }
+        record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
+        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    private func record(_ timing: inout FrameTiming, image: PixelImage, strands: Int, segments: Int, faceWidthPx: Double) {
         timing.renderer = renderer.context.renderer
         timing.imageWidth = image.width
         timing.imageHeight = image.height
-        timing.strandCount = strandCount
-        timing.segmentCount = segmentCount
-        timing.faceWidthPx = first.faceWidthPx
-        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+        timing.strandCount = strands
+        timing.segmentCount = segments
+        timing.faceWidthPx = faceWidthPx
     }
 
     /// How far (mm) drawn strands may stray outside their guides' box: children are blended from nearby
@@ -254,149 +270,111 @@ public final class TryOnEngine {
 
     /// The part of the photo a face's hair (strands and scalp under-layer) can cover: the projection of the
     /// style's head-space box. Only that crop is rendered and read back: a 12 MP photo with a 550-px face
-    /// drew, resolved and read 12 MP of 4×MSAA for a 1.4 MP crop. Pixels outside it keep the photo's bytes,
-    /// as they did. (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
+    /// drew, resolved and read 12 MP of 4×MSAA for a 1.4 MP crop. Pixels outside it keep the photo's bytes.
+    /// (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
     public func hairRegion(analysis: PhotoAnalysis, style name: String?) throws -> PixelRect {
+        try hairRegion(analysis: analysis, style: try styles.resolve(name))
+    }
+
+    func hairRegion(analysis: PhotoAnalysis, style: Style) throws -> PixelRect {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
-        let box = try hairBox(try style(named: name))
+        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm)
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.pose.modelToCamera,
                                      marginPx: Self.hairRegionMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
 
-    /// The style's guides and under-layer triangles, boxed in head space and grown by `hairBoxMarginMm`.
-    private func hairBox(_ entry: StyleEntry) throws -> (low: Vec3, high: Vec3) {
-        if let box = hairBoxes[entry.name] { return box }
-        let shell = try shellGeometry(entry: entry)
-        var low = shell.low, high = shell.high
-        for p in try loadGroom(entry).guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
-        let box = (low - Vec3(repeating: Self.hairBoxMarginMm), high + Vec3(repeating: Self.hairBoxMarginMm))
-        hairBoxes[entry.name] = box
-        return box
+    /// scene: the style's strands at the level of detail of this face (or the job's pinned one) and its
+    /// under-layer, on the GPU.
+    func scene(for analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> HairScene {
+        let lod = try job.levelOfDetail ?? LevelOfDetail.choose(
+            faceWidthPx: analysis.faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
+            resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+        let strands = try strandGeometry(style: style, lod: lod, seed: job.seed)
+        let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
+        return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
     }
 
-    /// scene → render → readback of one face's hair, over `region` of the photo, into `layer`.
-    private func drawLayer(analysis: PhotoAnalysis, region: PixelRect, style name: String?, color: HairColor, seed: UInt64,
-                           detail: Double, strands asked: Int?, timing: inout FrameTiming) throws -> (LevelOfDetail, StrandGeometry) {
-        let entry = try style(named: name)
-        let lod = LevelOfDetail.choose(faceWidthPx: analysis.faceWidthPx, guideCount: entry.guides, detail: detail,
-                                       resamplingErrorsMm: try resamplingErrors(entry), strands: asked)
-        let (strands, shell) = try timing.measure(.scene) {
-            (try strandGeometry(entry: entry, lod: lod, seed: seed), try shellGeometry(entry: entry))
-        }
+    /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
+    private func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
+                           timing: inout FrameTiming) throws {
         let camera = analysis.camera.cropped(to: region)
-        // Fixed studio lights, normalised so a lit strand shows about the colour asked for. (Exposure is
-        // not estimated from skin brightness: that would tie hair brightness to skin tone.)
-        let lighting = Lighting()
-        let widths = StrandWidths(rootMm: entry.rootWidthMm * lod.widthScale, tipMm: entry.tipWidthMm * lod.widthScale)
         try timing.measure(.render) {
             try renderer.draw(camera: camera, headToCamera: analysis.pose.modelToCamera, occluder: occluder,
-                              shell: shell, strands: strands, widths: widths, shading: HairShading(color: color), lighting: lighting)
+                              shell: scene.shell, strands: scene.strands, widths: scene.widths, shading: look.shading,
+                              lighting: look.lighting)
             renderer.finish()
         }
         try timing.measure(.readback) { try renderer.readBack(into: &layer) }
-        return (lod, strands)
     }
 
-    /// The whole still: analyse, render, encode and write the composite (and layers, timing).
+    /// The whole job: validate, decode, analyse, render, then encode and write its outputs.
     @discardableResult
-    public func run(_ request: TryOnRequest) throws -> TryOnResult {
+    public func run(_ job: TryOnJob) throws -> TryOnResult {
         let start = monotonicMs()
-        try Self.validate(request, catalog: catalog)
+        let style = try job.validate(styles: styles)
         var timing = FrameTiming()
-        let analyses = try Self.analyses(for: request, analyzer: analyzer, timing: &timing)
-        return try finish(request, analyses: analyses, timing: timing, start: start)
+        let frame = try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
+        let analyses = try analyse(frame, faces: job.face, timing: &timing)
+        return try finish(job, style: style, analyses: analyses, timing: timing, start: start)
     }
 
-    /// Fails on bad arguments before any expensive work, and before anything is written.
-    static func validate(_ request: TryOnRequest, catalog: StyleCatalog) throws {
-        _ = try style(named: request.style, in: catalog)
-        try AtomicFile.checkWritable(request.outputPath)
-        if let directory = request.layersDirectory {
-            try AtomicFile.checkWritable(directory + "/hair.png")
-        }
-        if let timingPath = request.timingPath { try AtomicFile.checkWritable(timingPath) }
-    }
-
-    /// The faces the request asks for: every face for `.all`, else the one chosen.
-    static func analyses(for request: TryOnRequest, analyzer: PhotoAnalyzer, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        if request.face == .all {
-            return try analyzer.analyseAll(photoPath: request.photoPath, fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)
-        }
-        return [try analyzer.analyse(photoPath: request.photoPath, face: request.face,
-                                     fieldOfViewDegrees: request.fieldOfViewDegrees, timing: &timing)]
-    }
-
-    /// Render, encode and write a still whose faces are analysed; `timing` holds the vision stages.
-    private func finish(_ request: TryOnRequest, analyses: [PhotoAnalysis], timing vision: FrameTiming, start: Double) throws -> TryOnResult {
+    /// Render, encode and write a job whose faces are analysed; `timing` holds the vision stages.
+    private func finish(_ job: TryOnJob, style: Style, analyses: [PhotoAnalysis], timing vision: FrameTiming,
+                        start: Double) throws -> TryOnResult {
         var timing = vision
-        var result: TryOnResult
-        if request.face == .all {
-            result = try renderAll(analyses: analyses, style: request.style, color: request.color, seed: request.seed,
-                                   detail: request.detail, strands: request.strands, timing: &timing)
-        } else {
-            result = try render(analysis: analyses[0], style: request.style, color: request.color, seed: request.seed,
-                                detail: request.detail, strands: request.strands, timing: &timing)
-        }
-        var images: [(path: String, image: PixelImage)] = [(request.outputPath, result.images.composite)]
-        if let directory = request.layersDirectory {
+        var result = try render(analyses, style: style, job: job, timing: &timing)
+        try write(&result, job: job, timing: &timing, start: start)
+        return result
+    }
+
+    /// encode + write: the job's outputs from a result. The PNGs are independent: encoded on all cores.
+    /// Nothing is written until every encode succeeded.
+    public func write(_ result: inout TryOnResult, job: TryOnJob, timing: inout FrameTiming, start: Double) throws {
+        let outputs = job.outputs
+        var images: [(path: String, image: PixelImage)] = []
+        if let composite = outputs.composite { images.append((composite, result.images.composite)) }
+        if let directory = outputs.layersDirectory {
             images += [(directory + "/hair.png", result.images.hair), (directory + "/matte.png", result.images.matte)]
         }
-        // The PNGs are independent: encode them on all cores. Nothing is written until all succeeded.
-        let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: request.compression) }
+        let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: outputs.compression) }
         try timing.measure(.write) {
             for (target, bytes) in zip(images, encoded) { try AtomicFile.write(bytes, to: target.path) }
         }
         timing.totalMs = monotonicMs() - start
-        if let timingPath = request.timingPath {
-            try AtomicFile.write(text: TimingReport.json(timing, levelOfDetail: result.levelOfDetail, request: request), to: timingPath)
+        if let timingPath = outputs.timingPath {
+            try AtomicFile.write(text: TimingReport.json(timing, levelOfDetail: result.levelOfDetail, job: job, style: job.style ?? ""),
+                                 to: timingPath)
         }
         result.timing = timing
-        return result
     }
 
-    // MARK: - Helpers
+    // MARK: - GPU caches
 
-    /// Guides + children for a style at a level of detail, on the GPU; the last one is cached, so a
-    /// re-render with another colour skips interpolation and upload.
-    private func strandGeometry(entry: StyleEntry, lod: LevelOfDetail, seed: UInt64) throws -> StrandGeometry {
-        let key = "\(entry.name)|\(lod.strandCount)|\(lod.pointsPerStrand)|\(seed)"
-        if let cached = strandCache, cached.key == key { return cached.geometry }
-        let groom = try loadGroom(entry)
-        let interpolation = ChildInterpolation(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
-                                               pointsPerStrand: lod.pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+    /// Guides + children for a style at a level of detail, on the GPU (see `strandCache`).
+    private func strandGeometry(style: Style, lod: LevelOfDetail, seed: UInt64) throws -> StrandGeometry {
+        let key = "\(style.key)|\(lod.strandCount)|\(lod.pointsPerStrand)|\(seed)"
+        if let i = strandCache.firstIndex(where: { $0.key == key }) {
+            let hit = strandCache.remove(at: i)
+            strandCache.append(hit)
+            return hit.geometry
+        }
+        let groom = try styles.groom(style)
+        let interpolation = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let strands = interpolation.apply(guides: groom.guides, head: head)
+        if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
         let geometry = renderer.upload(strands: strands, seed: seed)
-        strandCache = (key, geometry)
+        strandCache.append((key, geometry))
         return geometry
     }
 
-    /// The style's `resamplingErrorsMm`, measured once per style per engine (~1 ms).
-    private func resamplingErrors(_ entry: StyleEntry) throws -> [Float] {
-        if let errors = resamplingErrorsByStyle[entry.name] { return errors }
-        let errors = try loadGroom(entry).guides.resamplingErrorsMm()
-        resamplingErrorsByStyle[entry.name] = errors
-        return errors
-    }
-
-    /// The style's under-layer: scalp triangles within `Groom.underLayerRadiusMm` of a guide root.
-    private func shellGeometry(entry: StyleEntry) throws -> ShellGeometry {
-        if let shell = shells[entry.name] { return shell }
-        let triangles = try loadGroom(entry).coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
-        let shell = renderer.upload(shellOf: occluder, triangles: triangles)
-        shells[entry.name] = shell
+    /// The style's under-layer on the GPU: scalp triangles within `Groom.underLayerRadiusMm` of a guide root.
+    private func shellGeometry(style: Style) throws -> ShellGeometry {
+        if let shell = shells[style.key] { return shell }
+        let shell = renderer.upload(shellOf: occluder, triangles: try styles.coveredScalpTriangles(style))
+        shells[style.key] = shell
         return shell
-    }
-
-    private func loadGroom(_ entry: StyleEntry) throws -> Groom {
-        if let groom = grooms[entry.name] { return groom }
-        guard let text = Assets.text("Meshes/" + entry.file) else {
-            throw CoifError.assetFailed(path: "Meshes/" + entry.file, reason: "not embedded in this build")
-        }
-        let groom = try Groom.load(objText: text, name: "Meshes/" + entry.file, pointsPerStrand: entry.pointsPerGuide,
-                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
-        grooms[entry.name] = groom
-        return groom
     }
 }
 

@@ -19,11 +19,13 @@ struct Bench: ParsableCommand {
     @Option(help: "Warm iterations.")
     var iterations: Int = 20
 
-    @Option(help: "Hairstyle (default: the catalog's default).")
+    @Option(help: "A style name or groom file (default: the catalog's default).")
     var style: String?
 
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
+
     @Option(help: "Hair colour for the whole-still runs.")
-    var color: String = "dark-brown"
+    var color: HairColor = try! HairColor.parse("dark-brown")
 
     @OptionGroup var global: GlobalOptions
 
@@ -38,13 +40,12 @@ struct Bench: ParsableCommand {
             defer { try? FileManager.default.removeItem(atPath: directory) }
 
             let initStart = monotonicMs()
-            let engine = try TryOnEngine(logger: logger)
+            let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let initMs = monotonicMs() - initStart
-            let request = TryOnRequest(photoPath: photo, style: style, color: try HairColor.parse(color),
-                                       outputPath: directory + "/still.png")
-            let cold = try engine.run(request)
+            let job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
+            let cold = try engine.run(job)
             var warm: [FrameTiming] = []
-            for _ in 0..<iterations { warm.append(try engine.run(request).timing) }
+            for _ in 0..<iterations { warm.append(try engine.run(job).timing) }
 
             // Colour-only re-renders: face and pose cached, strands cached on the GPU.
             let colors = try ["auburn", "blonde", "black", "#6b3e26"].map(HairColor.parse)
@@ -54,7 +55,7 @@ struct Bench: ParsableCommand {
                 let start = monotonicMs()
                 var timing = FrameTiming()
                 let result = try engine.render(analysis: cold.analysis, style: style, color: colors[i % colors.count],
-                                               seed: request.seed, timing: &timing)
+                                               seed: job.seed, timing: &timing)
                 let bytes = try timing.measure(.encode) { try PNGFile.encode(result.images.composite) }
                 try timing.measure(.write) { try AtomicFile.write(bytes, to: directory + "/recolor.png") }
                 recolorMs.append(monotonicMs() - start)

@@ -13,6 +13,37 @@ struct Coif: ParsableCommand {
         version: coifVersion,
         subcommands: [Render.self, Styles.self, Landmarks.self, Bench.self, GroomCommand.self, Diff.self, GoldenCommand.self, Eval.self, Preview.self, Sheet.self, Recommend.self]
     )
+
+    /// Parses, runs, and turns every failure into one line and its documented exit code.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(reporting: error)
+        }
+    }
+
+    static func exit(reporting error: Error) -> Never {
+        if let failure = ArgumentFailure.first {
+            printErrorLine("coif: \(failure.description)")
+            Foundation.exit(failure.exitCode)
+        }
+        if let failure = error as? CoifError {
+            printErrorLine("coif: \(failure.description)")
+            Foundation.exit(failure.exitCode)
+        }
+        if let code = error as? ExitCode { Foundation.exit(code.rawValue) }  // already reported
+        let code = exitCode(for: error)
+        if code == .success {  // --help, --version
+            print(fullMessage(for: error))
+            Foundation.exit(0)
+        }
+        let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
+        let trimmed = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        printErrorLine("coif: \(trimmed) (see 'coif --help')")
+        Foundation.exit(code.rawValue)
+    }
 }
 
 let coifVersion = "0.1.0"
@@ -39,7 +70,7 @@ func runReportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as CoifError {
-        FileHandle.standardError.write(Data("coif: \(error.description)\n".utf8))
+        printErrorLine("coif: \(error.description)")
         throw ExitCode(error.exitCode)
     }
 }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import CoifCore
 import CoifPipeline
+import CoifVision
 import Foundation
 
 struct Eval: ParsableCommand {
@@ -36,7 +37,7 @@ struct EvalLandmarks: ParsableCommand {
             _ = global.makeLogger()
             let images = source.lowercased().hasSuffix(".xml") ? try GroundTruth.imglabXML(path: source) : try GroundTruth.ptsDirectory(source)
             guard !images.isEmpty else { throw CoifError.invalidOption(name: "SOURCE", reason: "\(source) has no annotated images") }
-            let report = try Evaluator(analyzer: try PhotoAnalyzer.standard()).landmarks(images)
+            let report = try Evaluator(analyzer: try FaceAnalyzer.standard()).landmarks(images)
             if json {
                 struct Out: Encodable { var rows: [LandmarkRow]; var faces: Int; var detectionRate: Double; var meanNME: Double?; var maxNME: Double? }
                 try printJSON(Out(rows: report.rows, faces: report.faces, detectionRate: report.detectionRate, meanNME: report.meanNME, maxNME: report.maxNME))
@@ -71,8 +72,8 @@ struct EvalPose: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
-            try PhotoAnalyzer.checkFieldOfView(fovDegrees)
-            let report = try Evaluator(analyzer: try PhotoAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
+            try FaceAnalyzer.checkFieldOfView(fovDegrees)
+            let report = try Evaluator(analyzer: try FaceAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             if json {
                 struct Out: Encodable { var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double? }
@@ -114,7 +115,7 @@ struct EvalRobustness: ParsableCommand {
         try runReportingErrors {
             _ = global.makeLogger()
             let testdata = ProcessInfo.processInfo.environment["COIF_TESTDATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "../shared/testdata"
-            let report = try RobustnessProbe(analyzer: try PhotoAnalyzer.standard())
+            let report = try RobustnessProbe(analyzer: try FaceAnalyzer.standard())
                 .run(photoPath: photo, aflwDirectory: aflw ?? testdata + "/headpose_aflw2000_3d")
             if json { try printJSON(report); return }
             print("\(photo)")

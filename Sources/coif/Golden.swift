@@ -36,13 +36,15 @@ struct GoldenCommand: ParsableCommand {
         @Flag(help: "Overwrite references whose pixels changed.")
         var force = false
 
+        @OptionGroup var styleDirectories: StyleDirectoryOptions
+
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
             var refused = false
             try runReportingErrors {
                 let cases = try GoldenManifest.load(path: manifest)
-                let runner = GoldenRunner(engine: try TryOnEngine(logger: global.makeLogger()), coifVersion: coifVersion)
+                let runner = GoldenRunner(engine: try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories), coifVersion: coifVersion)
                 let outcome = try runner.record(cases, directory: dir, force: force)
                 for change in outcome.changes {
                     let verb = change.change == .changed && !outcome.written ? "changed (NOT overwritten)" : change.change.rawValue
@@ -73,6 +75,8 @@ struct GoldenCommand: ParsableCommand {
         @Option(help: "Write a self-contained HTML report (images inlined), failing cases first.")
         var report: String?
 
+        @OptionGroup var styleDirectories: StyleDirectoryOptions
+
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
@@ -80,7 +84,7 @@ struct GoldenCommand: ParsableCommand {
             try runReportingErrors {
                 if let report { try AtomicFile.checkWritable(report) }
                 let cases = try GoldenManifest.load(path: manifest)
-                let runner = GoldenRunner(engine: try TryOnEngine(logger: global.makeLogger()), coifVersion: coifVersion)
+                let runner = GoldenRunner(engine: try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories), coifVersion: coifVersion)
                 let start = Date()
                 let outcome = try runner.verify(cases, directory: dir, withImages: report != nil)
                 let seconds = Date().timeIntervalSince(start)

@@ -43,7 +43,7 @@ struct GroomCommand: ParsableCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fit a groom made elsewhere to Coif's head and add it to the catalog.",
-            discussion: "Reads AMD TressFX .tfx (v4), USC-HairSalon .data, or curves Assimp reads (OBJ 'l', glTF LINES/LINE_STRIP), assumed +y up. Scale, facing and position come from the groom's own head mesh (--head) when given, else from its roots; roots are snapped onto the scalp and every point is pushed outside the head. Writes OUT/styles/NAME.obj and adds NAME to OUT/catalog.json. Rebuild coif afterwards: meshes are embedded at build time."
+            discussion: "Reads AMD TressFX .tfx (v4), USC-HairSalon .data, or curves Assimp reads (OBJ 'l', glTF LINES/LINE_STRIP), assumed +y up. Scale, facing and position come from the groom's own head mesh (--head) when given, else from its roots; roots are snapped onto the scalp and every point is pushed outside the head. Writes OUT/styles/NAME.obj and adds NAME to OUT/catalog.json (created, with its directory, when missing). Use the result at once with --styles OUT (or COIF_STYLES=OUT) wherever a style is named; no rebuild. With --out Meshes (the source tree's built-in catalog) a rebuild embeds it."
         )
 
         @Argument(help: "The groom file.")
@@ -55,7 +55,7 @@ struct GroomCommand: ParsableCommand {
         @Option(name: [.customShort("o"), .short, .customLong("name")], help: "Style name for the catalog.")
         var name: String
 
-        @Option(help: "Meshes directory to write into.")
+        @Option(help: "Catalog directory to write into (a user catalog; created when missing).")
         var out: String = "Meshes"
 
         func run() throws {
@@ -91,6 +91,8 @@ struct GroomCommand: ParsableCommand {
         @Flag(help: "Print the figures as JSON.")
         var json = false
 
+        @OptionGroup var styleDirectories: StyleDirectoryOptions
+
         @OptionGroup var global: GlobalOptions
 
         struct Report: Encodable {
@@ -108,9 +110,9 @@ struct GroomCommand: ParsableCommand {
                 }
                 try LevelOfDetail.checkStrands(strands)
                 let start = monotonicMs()
-                let engine = try PreviewEngine(logger: global.makeLogger())
+                let engine = try PreviewEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
                 let engineMs = monotonicMs() - start
-                let names = grooms.isEmpty ? engine.catalog.styles.map(\.name) : grooms
+                let names = grooms.isEmpty ? engine.styles.names : grooms
                 let (shared, results) = try GroomBenchmark.run(engine: engine, grooms: names, iterations: iterations,
                                                                faceWidthPx: faceWidth, strands: strands)
                 if json { try printJSON(Report(shared: shared, grooms: results)); return }

@@ -1,6 +1,7 @@
 // coif landmarks PHOTO [--json]
 import ArgumentParser
 import CoifCore
+import CoifMedia
 import CoifPipeline
 import CoifVision
 import Foundation
@@ -21,31 +22,31 @@ struct Landmarks: ParsableCommand {
     var fovDegrees: Double?
 
     @Option(help: "Which faces: 'all' (default), 'largest', or a 0-based index in order of size.")
-    var face: String = "all"
+    var face: FaceChoice = .all
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
-            try PhotoAnalyzer.checkFieldOfView(fovDegrees)
-            let analyzer = try PhotoAnalyzer.standard()
-            let choice = try parseFaceChoice(face)
-            var (photo, intrinsics, faces) = try analyzer.fitAll(photoPath: photo, fieldOfViewDegrees: fovDegrees)
-            switch choice {
+            try FaceAnalyzer.checkFieldOfView(fovDegrees)
+            let analyzer = try FaceAnalyzer.standard()
+            let frame = try Frame.read(path: photo).withFieldOfView(fovDegrees)
+            var (intrinsics, faces) = try analyzer.fitAll(frame)
+            switch face {
             case .all: break
             case .largest: faces = [faces[0]]
             case .index(let i):
                 guard i < faces.count else {
-                    throw CoifError.faceIndexOutOfRange(path: self.photo, index: i, found: faces.count)
+                    throw CoifError.faceIndexOutOfRange(path: photo, index: i, found: faces.count)
                 }
                 faces = [faces[i]]
             }
             if json {
                 let record: [String: Any] = [
-                    "photo": self.photo,
-                    "width": photo.image.width,
-                    "height": photo.image.height,
+                    "photo": photo,
+                    "width": frame.image.width,
+                    "height": frame.image.height,
                     "intrinsics": ["fx": intrinsics.fx, "fy": intrinsics.fy, "cx": intrinsics.cx, "cy": intrinsics.cy],
                     "faces": faces.map { face -> [String: Any] in
                         [
@@ -61,12 +62,12 @@ struct Landmarks: ParsableCommand {
                 let data = try JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print("\(self.photo): \(photo.image.width)x\(photo.image.height), \(faces.count) face(s), fx \(String(format: "%.1f", intrinsics.fx)) px")
-                for (i, face) in faces.enumerated() {
-                    let b = face.box
+                print("\(photo): \(frame.image.width)x\(frame.image.height), \(faces.count) face(s), fx \(String(format: "%.1f", intrinsics.fx)) px")
+                for (i, fit) in faces.enumerated() {
+                    let b = fit.box
                     print(String(format: "face %d: box (%.0f,%.0f)-(%.0f,%.0f) score %.2f  yaw %+.1f° pitch %+.1f° roll %+.1f°  tvec (%.0f, %.0f, %.0f) mm  reprojection %.2f px",
-                                 i, b.left, b.top, b.right, b.bottom, b.score, face.pose.yawDegrees, face.pose.pitchDegrees,
-                                 face.pose.rollDegrees, face.pose.tvec[0], face.pose.tvec[1], face.pose.tvec[2], face.pose.reprojectionErrorPx))
+                                 i, b.left, b.top, b.right, b.bottom, b.score, fit.pose.yawDegrees, fit.pose.pitchDegrees,
+                                 fit.pose.rollDegrees, fit.pose.tvec[0], fit.pose.tvec[1], fit.pose.tvec[2], fit.pose.reprojectionErrorPx))
                 }
             }
         }

@@ -19,13 +19,15 @@ struct Preview: ParsableCommand {
     var output: String
 
     @Option(help: "Camera: front, left (the subject's left side), back or top.")
-    var view: String = "front"
+    var view: PreviewView = .front
 
     @Option(help: "Image width and height in pixels.")
     var size: Int = 512
 
     @Option(help: "Hair colour: #rrggbb, #rgb or a preset.")
-    var color: String = "dark-brown"
+    var color: HairColor = try! HairColor.parse("dark-brown")
+
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
 
     @Option(help: "For a groom file: its own head mesh (e.g. sintel.obj), used to fit it to Coif's head.")
     var head: String?
@@ -44,14 +46,12 @@ struct Preview: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let start = monotonicMs()
-            guard let camera = PreviewView(rawValue: view) else {
-                throw CoifError.invalidOption(name: "--view", reason: "must be front, left, back or top, got '\(view)'")
-            }
-            let hairColor = try HairColor.parse(color)
+            let camera = view
             try LevelOfDetail.checkStrands(strands)
-            try AtomicFile.checkWritable(output)
-            var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: hairColor,
-                                                       seed: seed, strands: strands, logger: global.makeLogger())
+            try TryOnJob.checkOutputs([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []))
+            var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: color,
+                                                       seed: seed, strands: strands, userStyleDirectories: styleDirectories.directories,
+                                                       logger: global.makeLogger())
             let png = try outcome.timing.measure(.encode) { try PNGFile.encode(outcome.image) }
             try outcome.timing.measure(.write) { try AtomicFile.write(png, to: output) }
             let timing = outcome.timing

@@ -3,6 +3,8 @@ import ArgumentParser
 import CoifCore
 import CoifGroom
 import CoifPipeline
+import CoifVision
+import CoifMedia
 import Foundation
 
 struct Recommend: ParsableCommand {
@@ -22,10 +24,12 @@ struct Recommend: ParsableCommand {
     var photo: String
 
     @Option(help: "Which face: 'largest' or a 0-based index in order of size.")
-    var face: String = "largest"
+    var face: FaceChoice = .largest
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
+
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
 
     @OptionGroup var global: GlobalOptions
 
@@ -48,14 +52,16 @@ struct Recommend: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
-            let choice = try parseFaceChoice(face)
-            let analyzer = try PhotoAnalyzer.standard()
+            let choice = face == .all ? .largest : face
+            let analyzer = try FaceAnalyzer.standard()
             var timing = FrameTiming()
-            let analysis = try analyzer.analyse(photoPath: photo, face: choice, timing: &timing)
+            let analysis = try analyzer.analyse(try Frame.read(path: photo), face: choice, timing: &timing)
             guard let result = FaceShapeClassifier.classify(analysis.chosen.landmarks) else {
                 throw CoifError.noFace(path: photo)
             }
-            let ranked = StyleAdvice.rank(catalog: try StyleCatalog.standard(), for: result.shape)
+            let library = try StyleLibrary.standard(userDirectories: styleDirectories.directories)
+            let catalog = StyleCatalog(defaultStyle: library.defaultStyle, styles: library.listing.map(\.style.entry))
+            let ranked = StyleAdvice.rank(catalog: catalog, for: result.shape)
             let index: Int
             if case .index(let i) = choice { index = i } else { index = 0 }
             let m = result.measurements

@@ -4,6 +4,7 @@ import CoifCore
 import CoifMedia
 import CoifPipeline
 import CoifRender
+import CoifVision
 import Foundation
 
 struct Render: ParsableCommand {
@@ -18,11 +19,13 @@ struct Render: ParsableCommand {
     @Argument(help: "The portrait photo (JPEG, PNG or PPM).")
     var photo: String
 
-    @Option(help: "Hairstyle name from `coif styles` (default: the catalog's default).")
+    @Option(help: "A style from `coif styles`, or a groom file (.tfx, .data, OBJ/glTF curves or hair cards) fitted to the head (default: the catalog's default).")
     var style: String?
 
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
+
     @Option(help: "Hair colour: #rrggbb, #rgb, or a preset (black, dark-brown, brown, auburn, copper, red, blonde, golden-blonde, platinum, gray).")
-    var color: String = "dark-brown"
+    var color: HairColor = try! HairColor.parse("dark-brown")
 
     @Option(name: [.short, .long], help: "Output PNG path.")
     var output: String
@@ -40,10 +43,10 @@ struct Render: ParsableCommand {
     var fovDegrees: Double?
 
     @Option(help: "Which face: 'largest', 'all' (hair on every face, nearest drawn last) or a 0-based index in order of size.")
-    var face: String = "largest"
+    var face: FaceChoice = .largest
 
     @Option(help: "PNG encoder effort: fast (zlib level 1) or small (libpng default).")
-    var pngCompression: String = "fast"
+    var pngCompression: PNGCompression = .fast
 
     @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
     var detail: Double = 1
@@ -59,10 +62,10 @@ struct Render: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let logger = global.makeLogger()
-            let request = try makeRequest()
-            let outcome = try TryOnEngine.runOnce(request, logger: logger)
+            let job = makeJob()
+            let outcome = try TryOnEngine.runOnce(job, userStyleDirectories: styleDirectories.directories, logger: logger)
             let t = outcome.result.timing
-            print("wrote \(request.outputPath) (\(t.imageWidth)x\(t.imageHeight), \(t.strandCount) strands, \(t.segmentCount) segments, \(String(format: "%.1f", t.totalMs)) ms)")
+            print("wrote \(output) (\(t.imageWidth)x\(t.imageHeight), \(t.strandCount) strands, \(t.segmentCount) segments, \(String(format: "%.1f", t.totalMs)) ms)")
             if showTiming {
                 print("renderer: \(t.renderer)")
                 for stage in Stage.allCases {
@@ -76,34 +79,17 @@ struct Render: ParsableCommand {
         }
     }
 
-    func makeRequest() throws -> TryOnRequest {
-        let hairColor = try HairColor.parse(color)
-        var request = TryOnRequest(photoPath: photo, style: style, color: hairColor, outputPath: output)
-        request.layersDirectory = layers
-        request.timingPath = timing
-        request.seed = seed
-        try PhotoAnalyzer.checkFieldOfView(fovDegrees)
-        request.fieldOfViewDegrees = fovDegrees
-        request.face = try parseFaceChoice(face)
-        guard let compression = PNGCompression(rawValue: pngCompression) else {
-            throw CoifError.invalidOption(name: "--png-compression", reason: "must be fast or small, got '\(pngCompression)'")
-        }
-        request.compression = compression
-        guard detail >= 0.05 && detail <= 4 else {
-            throw CoifError.invalidOption(name: "--detail", reason: "must be between 0.05 and 4, got \(detail)")
-        }
-        request.detail = detail
-        try LevelOfDetail.checkStrands(strands)
-        request.strands = strands
-        return request
+    /// The command line as a job; `TryOnJob.validate` checks it (in `runOnce`).
+    func makeJob() -> TryOnJob {
+        var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: output)
+        job.outputs.layersDirectory = layers
+        job.outputs.timingPath = timing
+        job.outputs.compression = pngCompression
+        job.seed = seed
+        job.fieldOfViewDegrees = fovDegrees
+        job.face = face
+        job.detail = detail
+        job.strands = strands
+        return job
     }
-}
-
-func parseFaceChoice(_ text: String) throws -> FaceChoice {
-    if text == "largest" { return .largest }
-    if text == "all" { return .all }
-    guard let index = Int(text), index >= 0 else {
-        throw CoifError.invalidOption(name: "--face", reason: "must be 'largest', 'all' or a 0-based index, got '\(text)'")
-    }
-    return .index(index)
 }

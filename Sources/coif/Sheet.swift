@@ -18,8 +18,10 @@ struct Sheet: ParsableCommand {
     @Option(name: [.short, .long], help: "Output PNG path.")
     var output: String
 
-    @Option(help: "Comma-separated style names (default: every catalog style).")
-    var styles: String?
+    @Option(name: .customLong("style"), help: "A style name or groom file per column; repeatable, or comma-separated (default: every catalog style).")
+    var styleNames: [String] = []
+
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
 
     @Option(help: "Comma-separated colours (#rrggbb, #rgb or presets).")
     var colors: String = "dark-brown"
@@ -37,11 +39,11 @@ struct Sheet: ParsableCommand {
             let start = monotonicMs()
             let parsedColors = try colors.split(separator: ",").map { try HairColor.parse(String($0)) }
             var request = ContactSheetRequest(photoPath: photo, colors: parsedColors)
-            request.styles = styles.map { $0.split(separator: ",").map(String.init) } ?? []
+            request.styles = styleNames.flatMap { $0.split(separator: ",").map(String.init) }
             request.tileWidthPx = tile
             request.seed = seed
-            try AtomicFile.checkWritable(output)
-            let engine = try TryOnEngine(logger: global.makeLogger())
+            try TryOnJob.checkOutputs([output], inputs: [photo])
+            let engine = try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
             let (image, _) = try ContactSheet.render(request, engine: engine)
             try AtomicFile.write(try PNGFile.encode(image), to: output)
             print("wrote \(output) (\(image.width)x\(image.height), \(String(format: "%.1f", monotonicMs() - start)) ms)")

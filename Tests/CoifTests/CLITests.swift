@@ -1,6 +1,7 @@
 // CLITests: the `coif` executable as a user meets it. Each bad input gives one line on stderr naming the
 // input and the problem, its documented exit code (README, "Exit codes"), and leaves no file behind.
 import CoifCore
+import CoifGroom
 import CoifMedia
 import Foundation
 import XCTest
@@ -140,7 +141,12 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let catalog = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
         let styles = catalog["styles"] as! [[String: Any]]
-        XCTAssertGreaterThanOrEqual(styles.count, 3)
+        // Exactly the built-in catalog, in its order, each marked built-in; the default named.
+        let builtIn = try StyleCatalog.parse(json: String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Meshes/catalog.json"), encoding: .utf8))
+        XCTAssertEqual(styles.map { $0["name"] as? String }, builtIn.styles.map(\.name))
+        XCTAssertEqual(Set(styles.map { $0["origin"] as? String }), ["built-in"])
+        XCTAssertEqual(catalog["default"] as? String, builtIn.defaultStyle)
+        XCTAssertEqual(styles.filter { $0["isDefault"] as? Bool == true }.map { $0["name"] as? String }, [builtIn.defaultStyle])
     }
 
     func testLandmarksReportsPoseForAFrontalFace() throws {

@@ -5,6 +5,7 @@ import CoifCore
 @testable import CoifGroom
 import CoifPipeline
 import CoifRender
+import CoifVision
 import Foundation
 import Logging
 import XCTest
@@ -62,7 +63,7 @@ final class CatalogTests: XCTestCase {
         let analysis = try engine.analyse(photoPath: photo, timing: &timing)
         let color = try HairColor.parse("dark-brown")
         var silhouettes: [(String, [Bool])] = []
-        for entry in engine.catalog.styles {
+        for entry in engine.styles.listing.map(\.style.entry) {
             var t = FrameTiming()
             let result = try engine.render(analysis: analysis, style: entry.name, color: color, seed: 1, detail: 0.3, timing: &t)
             let mask = result.images.matte.pixels.map { $0 >= 128 }
@@ -89,7 +90,7 @@ final class CatalogTests: XCTestCase {
             print("CatalogTests: skipping preview, no EGL context: \(reason)")
             throw XCTSkip(reason)
         }
-        let groom = try engine.groom("ponytail")
+        let groom = try engine.style("ponytail")
         var timing = FrameTiming()
         let front = try engine.render(groom, view: .front, sizePx: 128, color: try HairColor.parse("black"), timing: &timing)
         let back = try engine.render(groom, view: .back, sizePx: 128, color: try HairColor.parse("black"), timing: &timing)
@@ -101,7 +102,7 @@ final class CatalogTests: XCTestCase {
         let darkFront = count(front) { r, _, _ in r < 60 }, darkBack = count(back) { r, _, _ in r < 60 }
         XCTAssertGreaterThan(skinFront, 1500)
         XCTAssertGreaterThan(darkBack, darkFront)
-        XCTAssertThrowsError(try engine.groom("no-such-style")) { error in
+        XCTAssertThrowsError(try engine.style("no-such-style")) { error in
             guard case CoifError.unknownStyle? = error as? CoifError else { return XCTFail("got \(error)") }
         }
     }

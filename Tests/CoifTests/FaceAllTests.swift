@@ -4,6 +4,7 @@ import CoifCore
 import CoifMedia
 import CoifPipeline
 import CoifRender
+import CoifVision
 import Foundation
 import XCTest
 
@@ -46,7 +47,7 @@ func foreheadCoverage(_ matte: PixelImage, _ l: [Vec2]) -> Float {
 final class FaceAllTests: XCTestCase {
     /// astronaut.png twice on one 900×512 canvas: full size on the left, at 0.6 on the right (a farther head).
     func twoFacePhoto() throws -> String {
-        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
         var canvas = PixelImage(width: 900, height: 512, channels: 3, fill: 40)
         paste(photo, into: &canvas, left: 0, top: 0)
         paste(resizedRGB(photo, width: 307, height: 307), into: &canvas, left: 570, top: 120)
@@ -59,10 +60,11 @@ final class FaceAllTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         let path = try twoFacePhoto()
         var timing = FrameTiming()
-        let analyses = try engine.analyzer.analyseAll(photoPath: path, timing: &timing)
+        let frame = try Frame.read(path: path)
+        let analyses = try engine.analyse(frame, faces: .all, timing: &timing)
         XCTAssertEqual(analyses.count, 2, "a low-score detection on the hand is dropped (reprojection 3.5% of its box)")
         XCTAssertGreaterThan(analyses[1].pose.tvec[2], analyses[0].pose.tvec[2] * 1.3, "the smaller head is farther")
-        let result = try engine.renderAll(analyses: analyses, style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+        let result = try engine.render(analyses, job: TryOnJob(photoPath: path, color: try HairColor.parse("auburn")), timing: &timing)
         for (i, a) in analyses.enumerated() {
             let coverage = foreheadCoverage(result.images.matte, a.chosen.landmarks)
             print(String(format: "FaceAllTests: face %d forehead coverage %.2f", i, coverage))
@@ -80,7 +82,7 @@ final class FaceAllTests: XCTestCase {
         let directory = try Fixtures.temporaryDirectory()
         var bytes: [String: Data] = [:]
         for (name, face) in [("largest", FaceChoice.largest), ("0", .index(0)), ("1", .index(1))] {
-            var request = TryOnRequest(photoPath: path, color: try HairColor.parse("black"), outputPath: "\(directory)/\(name).png")
+            var request = TryOnJob(photoPath: path, color: try HairColor.parse("black"), outputPath: "\(directory)/\(name).png")
             request.face = face
             try engine.run(request)
             bytes[name] = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(name).png"))
@@ -96,7 +98,7 @@ final class FaceAllTests: XCTestCase {
         guard FileManager.default.isReadableFile(atPath: messi) else { throw XCTSkip("\(messi) missing (Debian opencv-doc)") }
         let engine = try Fixtures.sharedEngine()
         let directory = try Fixtures.temporaryDirectory()
-        var request = TryOnRequest(photoPath: messi, color: try HairColor.parse("blonde"), outputPath: directory + "/all.png")
+        var request = TryOnJob(photoPath: messi, color: try HairColor.parse("blonde"), outputPath: directory + "/all.png")
         request.face = .all
         let result = try engine.run(request)
         XCTAssertGreaterThan(foreheadCoverage(result.images.matte, result.analysis.chosen.landmarks), 0.3)
@@ -118,13 +120,13 @@ final class FaceAllTests: XCTestCase {
             throw XCTSkip("\(path) absent")
         }
         var timing = FrameTiming()
-        XCTAssertEqual(try Fixtures.sharedEngine().analyzer.analyseAll(photoPath: path, timing: &timing).count, 7)
+        XCTAssertEqual(try Fixtures.sharedEngine().analyzer.analyseAll(try Frame.read(path: path), timing: &timing).count, 7)
     }
 }
 
 final class OddPhotoTests: XCTestCase {
     func render(_ path: String, _ directory: String) throws -> TryOnResult {
-        var request = TryOnRequest(photoPath: path, color: try HairColor.parse("auburn"), outputPath: directory + "/out-" + (path as NSString).lastPathComponent)
+        var request = TryOnJob(photoPath: path, color: try HairColor.parse("auburn"), outputPath: directory + "/out-" + (path as NSString).lastPathComponent)
         request.face = .largest
         return try Fixtures.sharedEngine().run(request)
     }
@@ -133,7 +135,7 @@ final class OddPhotoTests: XCTestCase {
     /// renders the same bytes as the 8-bit photo.
     func testGrayAndSixteenBitPNGsRender() throws {
         let directory = try Fixtures.temporaryDirectory()
-        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
         try AtomicFile.write(try PNGFile.encode(photo.grayscale()), to: directory + "/gray.png")
         let gray = try render(directory + "/gray.png", directory)
         XCTAssertGreaterThan(foreheadCoverage(gray.images.matte, gray.analysis.chosen.landmarks), 0.5)
@@ -148,7 +150,7 @@ final class OddPhotoTests: XCTestCase {
     /// resolution (the face is 5× as wide as in the original).
     func testVeryLargePhoto() throws {
         let engine = try Fixtures.sharedEngine()
-        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
         var timing = FrameTiming()
         let small = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
         var canvas = PixelImage(width: 6000, height: 4000, channels: 3, fill: 90)
@@ -175,7 +177,7 @@ final class OddPhotoTests: XCTestCase {
     /// printed as one line "coif: PATH: no face found"), and nothing is written.
     func testTinyPhotoFailsWithNoFace() throws {
         let directory = try Fixtures.temporaryDirectory()
-        let photo = try Photo.read(path: try Fixtures.requireAstronaut()).image
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
         try AtomicFile.write(try PNGFile.encode(resizedRGB(photo, width: 64, height: 64)), to: directory + "/tiny.png")
         XCTAssertThrowsError(try render(directory + "/tiny.png", directory)) { error in
             guard let error = error as? CoifError else { return XCTFail("\(error)") }

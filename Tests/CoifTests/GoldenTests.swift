@@ -23,7 +23,8 @@ final class GoldenTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(manifest.cases.count, 3)
         if ProcessInfo.processInfo.environment["COIF_RECORD_GOLDENS"] == "1" {
             let outcome = try runner.record(manifest, directory: Self.suite, force: true)
-            print("recorded \(Self.suite): \(outcome.changes.map { "\($0.name) \($0.change.rawValue)" })")
+            // A golden compared with itself proves nothing: a recording run is not a pass.
+            throw XCTSkip("recorded \(Self.suite): \(outcome.changes.map { "\($0.name) \($0.change.rawValue)" }); not verified in this run")
         }
         let outcome = try runner.verify(manifest, directory: Self.suite, withImages: false)
         XCTAssertEqual(outcome.results.count, manifest.cases.count)

@@ -27,7 +27,7 @@ final class GroomBenchmarkTests: XCTestCase {
                                                        faceWidthPx: 300, strands: 4000)
         XCTAssertEqual(results.map(\.groom), ["mohawk", "bob"])
         for r in results {
-            let entry = try XCTUnwrap(engine.catalog.entry(named: r.groom))
+            let entry = try engine.style(r.groom).entry
             XCTAssertEqual(r.guides, entry.guides, r.groom)
             XCTAssertEqual(r.pointsPerGuide, entry.pointsPerGuide, r.groom)
             XCTAssertEqual(r.strands, 4000, r.groom)

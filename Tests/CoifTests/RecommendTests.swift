@@ -4,13 +4,14 @@ import CoifCore
 import CoifGroom
 import CoifMedia
 import CoifPipeline
+import CoifVision
 import Foundation
 import XCTest
 
 final class RecommendTests: XCTestCase {
-    nonisolated(unsafe) static let analyzer: Result<PhotoAnalyzer, Error> = Result { try PhotoAnalyzer.standard() }
+    nonisolated(unsafe) static let analyzer: Result<FaceAnalyzer, Error> = Result { try FaceAnalyzer.standard() }
 
-    func analyzer() throws -> PhotoAnalyzer {
+    func analyzer() throws -> FaceAnalyzer {
         do { return try Self.analyzer.get() } catch {
             print("RecommendTests: skipping, dlib predictor unavailable: \(error)")
             throw XCTSkip("dlib predictor unavailable")
@@ -19,7 +20,7 @@ final class RecommendTests: XCTestCase {
 
     func shape(of path: String) throws -> FaceShapeResult {
         var timing = FrameTiming()
-        let analysis = try analyzer().analyse(photoPath: path, timing: &timing)
+        let analysis = try analyzer().analyse(try Frame.read(path: path), timing: &timing)
         let result = try XCTUnwrap(FaceShapeClassifier.classify(analysis.chosen.landmarks))
         let m = result.measurements
         print(String(format: "RecommendTests: %@: %@ (length %.3f, jaw %.3f, forehead %.3f; yaw %+.0f°)", (path as NSString).lastPathComponent,
@@ -58,7 +59,7 @@ final class RecommendTests: XCTestCase {
     /// The same photo stretched 1.3× vertically: the length ratio grows by about 1.3 and the class moves to long.
     func testStretchingAPhotoVerticallyMakesTheFaceLonger() throws {
         let analyzer = try analyzer()
-        let gray = try Photo.read(path: try Fixtures.requireAstronaut()).image.grayscale()
+        let gray = try Frame.read(path: try Fixtures.requireAstronaut()).image.grayscale()
         func measure(_ image: PixelImage) throws -> FaceShapeResult {
             let box = try XCTUnwrap(analyzer.detectFaces(gray: image).max { $0.width * $0.height < $1.width * $1.height })
             return try XCTUnwrap(FaceShapeClassifier.classify(analyzer.faceFinder.landmarks(gray: image, box: box)))

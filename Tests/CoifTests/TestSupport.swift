@@ -56,10 +56,14 @@ enum Fixtures {
     }
 
     /// Runs the coif executable; returns exit status, stdout and stderr.
-    static func runCoif(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// `environment` is added to this process's own, without COIF_STYLES unless it names it.
+    static func runCoif(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: coifBinary)
         process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["COIF_STYLES"] = nil
+        process.environment = variables.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

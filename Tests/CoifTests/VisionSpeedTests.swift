@@ -39,7 +39,7 @@ final class VisionSpeedTests: XCTestCase {
     }
 
     static func gray(_ path: String) throws -> PixelImage {
-        try Photo.read(path: path).image.grayscale()
+        try Frame.read(path: path).image.grayscale()
     }
 
     /// The boxes and landmarks a finder gives for each photo, the detector's first pass that finds anything.
@@ -89,17 +89,17 @@ final class VisionSpeedTests: XCTestCase {
     }
 
     func testPhotosUpToAMegapixelAreDetectedAsBefore() throws {
-        XCTAssertNil(PhotoAnalyzer.coarseDetectionScale(width: 512, height: 512))
-        XCTAssertNil(PhotoAnalyzer.coarseDetectionScale(width: 1000, height: 1000))
-        XCTAssertNil(PhotoAnalyzer.coarseDetectionScale(width: 1280, height: 780))  // 1 MP, but scale ~1: full search
-        let scale = try XCTUnwrap(PhotoAnalyzer.coarseDetectionScale(width: 1920, height: 1080))
+        XCTAssertNil(FaceAnalyzer.coarseDetectionScale(width: 512, height: 512))
+        XCTAssertNil(FaceAnalyzer.coarseDetectionScale(width: 1000, height: 1000))
+        XCTAssertNil(FaceAnalyzer.coarseDetectionScale(width: 1280, height: 780))  // 1 MP, but scale ~1: full search
+        let scale = try XCTUnwrap(FaceAnalyzer.coarseDetectionScale(width: 1920, height: 1080))
         XCTAssertEqual(scale, 80.0 / 108.0, accuracy: 1e-9)
 
         let finder = try Self.referenceFinder()
-        let analyzer = PhotoAnalyzer(faceFinder: finder, headLandmarks: [])
+        let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: [])
         for path in Self.photos() {
             let gray = try Self.gray(path)
-            guard gray.width * gray.height <= PhotoAnalyzer.coarseDetectionAbovePixels else { continue }
+            guard gray.width * gray.height <= FaceAnalyzer.coarseDetectionAbovePixels else { continue }
             // What detectFaces does, step by step: dlib single-threaded, upsampled retry, then the profile cascade.
             let small = min(gray.width, gray.height) < 1200
             var before = finder.detect(gray: gray, upsample: 0, parallel: false)
@@ -114,7 +114,7 @@ final class VisionSpeedTests: XCTestCase {
         let astronaut = try Self.gray(try Fixtures.requireAstronaut())
         // 1920×1080 with the astronaut at 1.5x: her face (~130 px) is over a tenth of the short side.
         let canvas = Self.paste(Self.resize(astronaut, to: 768), into: 1920, 1080, x: 600, y: 200, background: 120)
-        let analyzer = PhotoAnalyzer(faceFinder: finder, headLandmarks: [])
+        let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: [])
         let coarse = analyzer.detectFaces(gray: canvas)
         let full = finder.detect(gray: canvas, upsample: 0, parallel: false)
         let largestFull = try XCTUnwrap(full.max { $0.width * $0.height < $1.width * $1.height })

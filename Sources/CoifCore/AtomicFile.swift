@@ -1,6 +1,7 @@
-// AtomicFile: writes a whole file or nothing. Data goes to ".NAME.tmp-PID" in the target's directory
-// (same file system, so rename is atomic), is flushed, then renamed over the target.
-import CoifCore
+// AtomicFile: the one output writer. Every command that writes a file (PNGs, timing JSON, reports,
+// meshes, catalogs) writes a whole file or nothing: data goes to ".NAME.tmp-PID" in the target's directory
+// (same file system, so rename is atomic), then is renamed over the target.
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,17 @@ public enum AtomicFile {
         }
     }
 
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Writes `bytes` to `path` whole or not at all. With `createDirectories`, missing parent directories
+    /// are made first (a catalog directory a user names for the first time).
+    public static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false) throws {
+        if createDirectories {
+            let directory = directoryOf(path)
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CoifError.outputNotWritable(path: path, reason: "cannot create directory \(directory)")
+            }
+        }
         try checkWritable(path)
         let directory = directoryOf(path)
         let name = String(path.split(separator: "/").last ?? Substring(path))
@@ -55,8 +66,8 @@ public enum AtomicFile {
         }
     }
 
-    public static func write(text: String, to path: String) throws {
-        try write(Array(text.utf8), to: path)
+    public static func write(text: String, to path: String, createDirectories: Bool = false) throws {
+        try write(Array(text.utf8), to: path, createDirectories: createDirectories)
     }
 
     static func directoryOf(_ path: String) -> String {

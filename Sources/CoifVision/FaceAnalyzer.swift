@@ -1,9 +1,16 @@
-// PhotoAnalyzer: the vision half of a still: decode → detect → landmarks → pose. Needs no GPU, so
-// `coif landmarks` and the evaluation commands use it alone.
+// FaceAnalyzer: the vision half of a frame: detect → landmarks → pose, with the strategy that makes it work
+// on real photos (detection fallbacks, coarse-to-fine search on large images, the pose's landmark subsets).
+// Takes a decoded Frame, never a path: a still, a video frame and a test's in-memory image go through the
+// same code. Needs no GPU, so `coif landmarks` and the evaluation commands use it alone.
 import CoifCore
-import CoifMedia
-import CoifRender
-import CoifVision
+
+/// Which face in a frame gets hair.
+public enum FaceChoice: Sendable, Equatable {
+    case largest
+    case index(Int)
+    /// Every face found, nearest drawn last.
+    case all
+}
 
 /// One face: where it is, its 68 points and its head pose.
 public struct FaceFit: Sendable {
@@ -12,7 +19,19 @@ public struct FaceFit: Sendable {
     public var pose: HeadPose
 }
 
-public final class PhotoAnalyzer {
+/// What the vision stages found for one face of a frame: reusable when only the style or the look changes.
+public struct FaceAnalysis: Sendable {
+    /// Every face kept in the frame, largest first.
+    public var faceBoxes: [FaceBox]
+    public var chosen: Face
+    /// The camera the pose was solved with.
+    public var intrinsics: CameraIntrinsics
+    public var pose: HeadPose
+    /// Jaw-to-jaw width in pixels: drives the level of detail.
+    public var faceWidthPx: Double
+}
+
+public final class FaceAnalyzer {
     /// Used when neither --fov-degrees nor EXIF gives the camera: a 50° horizontal view is a ~39 mm
     /// lens on a 35 mm frame, between a phone's main camera (~26 mm) and a portrait lens (50–85 mm).
     public static let defaultFieldOfViewDegrees = 50.0
@@ -30,24 +49,27 @@ public final class PhotoAnalyzer {
         self.headLandmarks = headLandmarks
     }
 
-    /// decode → detect → landmarks → pose. `.largest` uses `detectFaces` (the first detector pass that
+    /// detect → landmarks → pose of one face. `.largest` uses `detectFaces` (the first detector pass that
     /// finds anything); `.index(i)` is the i-th face of `analyseAll`, so indices match `--face all` and
     /// `coif landmarks`. `.all` analyses the largest face here (use `analyseAll` for every face).
-    public func analyse(photoPath: String, face choice: FaceChoice = .largest, fieldOfViewDegrees: Double? = nil,
-                        timing: inout FrameTiming) throws -> PhotoAnalysis {
+    public func analyse(_ frame: Frame, face choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> FaceAnalysis {
         if case .index(let i) = choice {
-            let all = try analyseAll(photoPath: photoPath, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+            let all = try analyseAll(frame, timing: &timing)
             guard i >= 0 && i < all.count else {
-                throw CoifError.faceIndexOutOfRange(path: photoPath, index: i, found: all.count)
+                throw CoifError.faceIndexOutOfRange(path: frame.source, index: i, found: all.count)
             }
             return all[i]
         }
-        let photo = try timing.measure(.decode) { try Photo.read(path: photoPath) }
-        let gray = photo.image.grayscale()
+        let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectFaces(gray: gray) }
-        guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
+        guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
         let ordered = boxes.sorted(by: Self.largerFirst)
-        return try fit(photo: photo, gray: gray, boxes: ordered, box: ordered[0], fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
+        return try fit(frame, gray: gray, boxes: ordered, box: ordered[0], timing: &timing)
+    }
+
+    /// The faces a choice asks for: every face for `.all`, else the one chosen.
+    public func analyse(_ frame: Frame, faces choice: FaceChoice, timing: inout FrameTiming) throws -> [FaceAnalysis] {
+        choice == .all ? try analyseAll(frame, timing: &timing) : [try analyse(frame, face: choice, timing: &timing)]
     }
 
     /// A face other than the largest is kept by `analyseAll` only when the head pose reprojects its rigid
@@ -55,20 +77,19 @@ public final class PhotoAnalyzer {
     /// 37 px face turned 30°: 2.2%); a detection at score 0.01 on astronaut.png's hand: 3.5%.
     public static let maxReprojectionPerBoxWidth = 0.03
 
-    /// Every face in the photo (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
-    /// decoded and detected once; landmarks and pose per face. Faces whose landmarks a rigid head does
-    /// not explain (`maxReprojectionPerBoxWidth`) are dropped, except the largest, so `all` always
-    /// includes the face `largest` would pick when both find it.
-    public func analyseAll(photoPath: String, fieldOfViewDegrees: Double? = nil, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        let photo = try timing.measure(.decode) { try Photo.read(path: photoPath) }
-        let gray = photo.image.grayscale()
+    /// Every face in the frame (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
+    /// detected once; landmarks and pose per face. Faces whose landmarks a rigid head does not explain
+    /// (`maxReprojectionPerBoxWidth`) are dropped, except the largest, so `all` always includes the face
+    /// `largest` would pick when both find it.
+    public func analyseAll(_ frame: Frame, timing: inout FrameTiming) throws -> [FaceAnalysis] {
+        let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectAllFaces(gray: gray) }
-        guard !boxes.isEmpty else { throw CoifError.noFace(path: photoPath) }
+        guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
         let ordered = boxes.sorted(by: Self.largerFirst)
-        var fits: [PhotoAnalysis] = []
+        var fits: [FaceAnalysis] = []
         for (i, box) in ordered.enumerated() {
-            guard let fit = try? fit(photo: photo, gray: gray, boxes: ordered, box: box, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing) else {
-                if i == 0 { throw CoifError.noFace(path: photoPath) }
+            guard let fit = try? fit(frame, gray: gray, boxes: ordered, box: box, timing: &timing) else {
+                if i == 0 { throw CoifError.noFace(path: frame.source) }
                 continue
             }
             if i > 0 && fit.pose.reprojectionErrorPx > Self.maxReprojectionPerBoxWidth * Double(box.width) { continue }
@@ -78,25 +99,24 @@ public final class PhotoAnalyzer {
         return fits.map { var a = $0; a.faceBoxes = kept; return a }
     }
 
-    private func fit(photo: Photo, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox, fieldOfViewDegrees: Double?,
-                     timing: inout FrameTiming) throws -> PhotoAnalysis {
+    private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox,
+                     timing: inout FrameTiming) throws -> FaceAnalysis {
         let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
-        guard landmarks.count == 68 else { throw CoifError.noFace(path: photo.path) }
+        guard landmarks.count == 68 else { throw CoifError.noFace(path: frame.source) }
         let face = Face(box: box, landmarks: landmarks)
-        let intrinsics = intrinsicsFor(photo: photo, fieldOfViewDegrees: fieldOfViewDegrees)
+        let intrinsics = Self.intrinsics(for: frame)
         let pose = try timing.measure(.pose) {
             try solvePose(landmarks: landmarks, intrinsics: intrinsics)
         }
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
-        return PhotoAnalysis(photo: photo, faceBoxes: ordered, chosen: face,
-                             intrinsics: intrinsics, pose: pose, faceWidthPx: faceWidth)
+        return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: pose, faceWidthPx: faceWidth)
     }
 
-    /// Every face in a photo (`detectAllFaces`), largest first, each with its 68 landmarks and head pose.
-    public func fitAll(photoPath: String, fieldOfViewDegrees: Double? = nil) throws -> (photo: Photo, intrinsics: CameraIntrinsics, faces: [FaceFit]) {
+    /// Every face in a frame (`detectAllFaces`), largest first, each with its 68 landmarks and head pose.
+    public func fitAll(_ frame: Frame) throws -> (intrinsics: CameraIntrinsics, faces: [FaceFit]) {
         var timing = FrameTiming()
-        let all = try analyseAll(photoPath: photoPath, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
-        return (all[0].photo, all[0].intrinsics, all.map { FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose) })
+        let all = try analyseAll(frame, timing: &timing)
+        return (all[0].intrinsics, all.map { FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose) })
     }
 
     /// The landmarks that move rigidly with the skull: nose (27–35), eyes (36–47) and the chin (8).
@@ -145,12 +165,13 @@ public final class PhotoAnalyzer {
         }
     }
 
-    /// --fov-degrees if given, else EXIF's 35 mm focal length, else the documented default.
-    public func intrinsicsFor(photo: Photo, fieldOfViewDegrees: Double?) -> CameraIntrinsics {
-        let image = photo.image
-        if let fov = fieldOfViewDegrees {
+    /// The frame's camera: the user's field of view if given, else EXIF's 35 mm focal length, else the
+    /// documented default.
+    public static func intrinsics(for frame: Frame) -> CameraIntrinsics {
+        let image = frame.image
+        if let fov = frame.fieldOfViewDegrees {
             return .fieldOfView(horizontalDegrees: fov, width: image.width, height: image.height)
-        } else if let focal = photo.focalLength35mm {
+        } else if let focal = frame.focalLength35mm {
             return .focalLength35mm(focal, width: image.width, height: image.height)
         }
         return .fieldOfView(horizontalDegrees: Self.defaultFieldOfViewDegrees, width: image.width, height: image.height)
@@ -254,13 +275,15 @@ public final class PhotoAnalyzer {
         let longSide = max(gray.width, gray.height)
         guard longSide > detectionMaxSidePx else { return detect(gray) }
         let factor = (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx
+        // A sliver (a 1×3000 strip, say) has no side left at that scale, and holds no face either.
+        guard gray.width / factor >= 1 && gray.height / factor >= 1 else { return [] }
         let small = downscale(gray, by: factor)
         let s = Float(factor)
         return detect(small).map { FaceBox(left: $0.left * s, top: $0.top * s, right: $0.right * s, bottom: $0.bottom * s, score: $0.score) }
     }
 
     /// Mean of each factor×factor block of a 1-channel image (partial blocks at the edges are dropped).
-    static func downscale(_ gray: PixelImage, by factor: Int) -> PixelImage {
+    public static func downscale(_ gray: PixelImage, by factor: Int) -> PixelImage {
         let w = gray.width / factor, h = gray.height / factor
         var out = [UInt8](repeating: 0, count: w * h)
         let area = factor * factor
@@ -280,33 +303,3 @@ public final class PhotoAnalyzer {
     }
 }
 
-import CoifAssets
-import CoifGroom
-
-extension PhotoAnalyzer {
-    /// The analyzer with dlib's model from Debian's libdlib-data and the landmarks of Coif's own head.
-    public static func standard(predictorPath: String = FaceFinder.defaultPredictorPath) throws -> PhotoAnalyzer {
-        let head = try HeadModel.standard()
-        return PhotoAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
-    }
-}
-
-extension HeadModel {
-    /// Coif's own head (Meshes/head.obj with its 68 reference points), from the embedded assets.
-    public static func standard() throws -> HeadModel {
-        guard let headText = Assets.text("Meshes/head.obj"), let landmarkText = Assets.text("Meshes/head-landmarks68.json") else {
-            throw CoifError.assetFailed(path: "Meshes/head.obj", reason: "not embedded in this build")
-        }
-        return try HeadModel.load(objText: headText, landmarksJSON: landmarkText, name: "Meshes/head.obj")
-    }
-}
-
-extension StyleCatalog {
-    /// The catalog of Coif's generated styles (Meshes/catalog.json), from the embedded assets.
-    public static func standard() throws -> StyleCatalog {
-        guard let text = Assets.text("Meshes/catalog.json") else {
-            throw CoifError.assetFailed(path: "Meshes/catalog.json", reason: "not embedded in this build")
-        }
-        return try StyleCatalog.parse(json: text)
-    }
-}

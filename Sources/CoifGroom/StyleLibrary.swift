@@ -1,0 +1,227 @@
+// StyleLibrary: the one place a style name or a groom file becomes guides on Coif's head, and the one cache
+// of what a style costs to prepare. Three origins: the built-in catalog (embedded Meshes/), user catalog
+// directories (`--styles DIR`, COIF_STYLES; what `coif groom import --out DIR` writes), and a groom file
+// named directly (.tfx, .data, Assimp curves, hair cards), fitted to the head as `groom import` fits it,
+// nothing written. Render, preview, sheet, golden and bench all resolve styles here, so a style means the
+// same thing in each, and each is loaded once per process.
+import CoifCore
+import Foundation
+
+/// Where a style's guides come from.
+public enum StyleOrigin: Sendable, Equatable {
+    case builtIn
+    /// A user catalog directory (holding catalog.json and styles/).
+    case user(directory: String)
+    /// A groom file named directly, fitted to Coif's head on load.
+    case file(path: String)
+
+    public var label: String {
+        switch self {
+        case .builtIn: return "built-in"
+        case .user(let directory): return "user (\(directory))"
+        case .file(let path): return "file (\(path))"
+        }
+    }
+}
+
+/// A resolved style: its catalog entry (made up for a file) and where it comes from.
+public struct Style: Sendable, Equatable {
+    public var entry: StyleEntry
+    public var origin: StyleOrigin
+    public var name: String { entry.name }
+    /// Unique within a process: the cache key of everything derived from the style.
+    public var key: String {
+        switch origin {
+        case .builtIn: return "builtin:" + entry.name
+        case .user(let directory): return "user:" + directory + "|" + entry.name
+        case .file(let path): return "file:" + path
+        }
+    }
+}
+
+/// One row of `coif styles`: an entry, its origin, and whether a user entry hides a built-in of that name.
+public struct StyleListing: Sendable {
+    public var style: Style
+    public var overridesBuiltIn: Bool
+    public var isDefault: Bool
+}
+
+/// Thread-safe: one lock guards the caches (a one-shot command prepares a style on a second thread while
+/// the GPU comes up, then draws it on the first).
+public final class StyleLibrary: @unchecked Sendable {
+    /// A library with the same catalogs and empty caches (what a new process starts with).
+    public func emptied() throws -> StyleLibrary {
+        try StyleLibrary(builtIn: builtIn, builtInFile: builtInFile, userDirectories: userCatalogs.map(\.directory), head: head)
+    }
+
+    /// The environment variable naming user catalog directories (colon-separated), as `--styles` does.
+    public static let environmentVariable = "COIF_STYLES"
+    /// Widths of strands from a groom file: the catalog's usual fine strands (mm).
+    public static let fileWidths = (rootMm: Float(0.3), tipMm: Float(0.1))
+
+    public let head: HeadModel
+    public let builtIn: StyleCatalog
+    /// User catalogs, in the order given (a later directory wins over an earlier one on a shared name).
+    public let userCatalogs: [(directory: String, catalog: StyleCatalog)]
+    private let builtInFile: @Sendable (String) -> String?
+    private let lock = NSLock()
+    private var files: [String: (entry: StyleEntry, guides: StrandSet)] = [:]
+    private var grooms: [String: Groom] = [:]
+    private var resampling: [String: [Float]] = [:]
+    private var covered: [String: [UInt32]] = [:]
+    private var boxes: [String: (low: Vec3, high: Vec3)] = [:]
+
+    /// - Parameters:
+    ///   - builtInFile: the text of a built-in catalog file by its catalog path ("styles/bob.obj").
+    ///   - userDirectories: user catalog directories; each must hold a readable catalog.json.
+    public init(builtIn: StyleCatalog, builtInFile: @escaping @Sendable (String) -> String?, userDirectories: [String] = [],
+                head: HeadModel) throws {
+        self.builtIn = builtIn
+        self.builtInFile = builtInFile
+        self.head = head
+        userCatalogs = try userDirectories.map { ($0, try Self.readCatalog(directory: $0)) }
+    }
+
+    /// The user catalog directories named by `COIF_STYLES` (colon-separated; empty parts ignored).
+    public static func environmentDirectories(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        (environment[environmentVariable] ?? "").split(separator: ":").map(String.init)
+    }
+
+    /// A user directory's catalog.json: `inputMissing` when the directory or its catalog is absent,
+    /// `assetFailed` when the catalog does not parse.
+    static func readCatalog(directory: String) throws -> StyleCatalog {
+        let path = (directory as NSString).appendingPathComponent("catalog.json")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
+        do { return try StyleCatalog.parse(json: text) } catch CoifError.assetFailed(_, let reason) {
+            throw CoifError.assetFailed(path: path, reason: reason)
+        }
+    }
+
+    public var defaultStyle: String { builtIn.defaultStyle }
+
+    /// Every catalog style, built-in order first, then each user catalog's new names; a user entry replaces
+    /// a built-in (or earlier user) entry of the same name in place.
+    public var listing: [StyleListing] {
+        var rows = builtIn.styles.map { StyleListing(style: Style(entry: $0, origin: .builtIn), overridesBuiltIn: false, isDefault: false) }
+        for (directory, catalog) in userCatalogs {
+            for entry in catalog.styles {
+                let style = Style(entry: entry, origin: .user(directory: directory))
+                if let i = rows.firstIndex(where: { $0.style.name == entry.name }) {
+                    rows[i] = StyleListing(style: style, overridesBuiltIn: rows[i].style.origin == .builtIn || rows[i].overridesBuiltIn,
+                                           isDefault: false)
+                } else {
+                    rows.append(StyleListing(style: style, overridesBuiltIn: false, isDefault: false))
+                }
+            }
+        }
+        for i in rows.indices { rows[i].isDefault = rows[i].style.name == defaultStyle }
+        return rows
+    }
+
+    /// Every catalog style name (see `listing`).
+    public var names: [String] { listing.map(\.style.name) }
+
+    /// A catalog name (user catalogs win), else an existing groom file, fitted to the head (with its own
+    /// head mesh at `headPath` when given). nil = the default style. `unknownStyle` (20) when neither;
+    /// `assetFailed` (50) when the file is no groom Coif reads.
+    public func resolve(_ nameOrFile: String?, headPath: String? = nil) throws -> Style {
+        let wanted = nameOrFile ?? defaultStyle
+        if let row = listing.first(where: { $0.style.name == wanted }) { return row.style }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: wanted, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw CoifError.unknownStyle(name: wanted, known: names)
+        }
+        return Style(entry: try importedFile(wanted, headPath: headPath).entry, origin: .file(path: Self.fileKey(wanted, headPath: headPath)))
+    }
+
+    /// A groom file's guides fitted to the head, and an entry describing them (imported once).
+    private func importedFile(_ path: String, headPath: String?) throws -> (entry: StyleEntry, guides: StrandSet) {
+        let key = Self.fileKey(path, headPath: headPath)
+        if let known = locked({ files[key] }) { return known }
+        let placed = try GroomImport.load(path: path, headPath: headPath, head: head)
+        let entry = StyleEntry(name: (path as NSString).lastPathComponent, file: path, description: "Groom file \(path)",
+                               tags: ["file", placed.format], guides: placed.strands.strandCount,
+                               pointsPerGuide: placed.strands.pointsPerStrand,
+                               rootWidthMm: Self.fileWidths.rootMm, tipWidthMm: Self.fileWidths.tipMm)
+        locked { files[key] = (entry, placed.strands) }
+        return (entry, placed.strands)
+    }
+
+    /// A file's cache key: its path, and the head mesh it was fitted with.
+    private static func fileKey(_ path: String, headPath: String?) -> String {
+        headPath.map { path + "\u{0}" + $0 } ?? path
+    }
+
+    /// The style's guides, loaded once.
+    public func groom(_ style: Style) throws -> Groom {
+        if let known = locked({ grooms[style.key] }) { return known }
+        let entry = style.entry
+        let groom: Groom
+        switch style.origin {
+        case .builtIn:
+            guard let text = builtInFile(entry.file) else {
+                throw CoifError.assetFailed(path: "Meshes/" + entry.file, reason: "not embedded in this build")
+            }
+            groom = try Groom.load(objText: text, name: "Meshes/" + entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        case .user(let directory):
+            let path = (directory as NSString).appendingPathComponent(entry.file)
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
+            groom = try Groom.load(objText: text, name: path, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        case .file(let key):
+            let parts = key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
+            let imported = try importedFile(parts[0], headPath: parts.count > 1 ? parts[1] : nil)
+            groom = Groom(name: entry.name, guides: imported.guides, rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        }
+        locked { grooms[style.key] = groom }
+        return groom
+    }
+
+    /// The style's `resamplingErrorsMm` (its shape's need for points, for the level of detail), once.
+    public func resamplingErrors(_ style: Style) throws -> [Float] {
+        if let known = locked({ resampling[style.key] }) { return known }
+        let errors = try groom(style).guides.resamplingErrorsMm()
+        locked { resampling[style.key] = errors }
+        return errors
+    }
+
+    /// The scalp triangles the style's roots cover (its under-layer), once.
+    public func coveredScalpTriangles(_ style: Style) throws -> [UInt32] {
+        if let known = locked({ covered[style.key] }) { return known }
+        let triangles = try groom(style).coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
+        locked { covered[style.key] = triangles }
+        return triangles
+    }
+
+    /// The head-space box of the style's guides and under-layer corners, grown by `marginMm` (the part of
+    /// the photo its hair can cover).
+    public func headSpaceBox(_ style: Style, marginMm: Float) throws -> (low: Vec3, high: Vec3) {
+        let key = style.key + "|\(marginMm)"
+        if let known = locked({ boxes[key] }) { return known }
+        var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
+        for index in try coveredScalpTriangles(style) {
+            let p = head.vertices[Int(index)]
+            low = pointwiseMin(low, p)
+            high = pointwiseMax(high, p)
+        }
+        for p in try groom(style).guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
+        let box = (low - Vec3(repeating: marginMm), high + Vec3(repeating: marginMm))
+        locked { boxes[key] = box }
+        return box
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
+extension ChildInterpolation {
+    /// The children every try-on, preview, sheet and benchmark draws: clumped a third of the way onto
+    /// their nearest guide at the tip, with 1.2 mm of seeded noise (looks tuned on the catalog styles).
+    public static func standard(childCount: Int, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
+        ChildInterpolation(childCount: childCount, pointsPerStrand: pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+    }
+}

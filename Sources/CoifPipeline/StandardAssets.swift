@@ -1,0 +1,44 @@
+// StandardAssets: the models and catalogs a process loads once, from the embedded Shaders/ and Meshes/
+// (CoifAssets) and Debian's dlib model: Coif's head, the built-in catalog, the style library with any user
+// catalogs, and the face analyzer.
+import CoifAssets
+import CoifCore
+import CoifGroom
+import CoifVision
+
+extension FaceAnalyzer {
+    /// The analyzer with dlib's model from Debian's libdlib-data and the landmarks of Coif's own head.
+    public static func standard(predictorPath: String = FaceFinder.defaultPredictorPath) throws -> FaceAnalyzer {
+        let head = try HeadModel.standard()
+        return FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+    }
+}
+
+extension HeadModel {
+    /// Coif's own head (Meshes/head.obj with its 68 reference points), from the embedded assets.
+    public static func standard() throws -> HeadModel {
+        guard let headText = Assets.text("Meshes/head.obj"), let landmarkText = Assets.text("Meshes/head-landmarks68.json") else {
+            throw CoifError.assetFailed(path: "Meshes/head.obj", reason: "not embedded in this build")
+        }
+        return try HeadModel.load(objText: headText, landmarksJSON: landmarkText, name: "Meshes/head.obj")
+    }
+}
+
+extension StyleCatalog {
+    /// The catalog of Coif's generated styles (Meshes/catalog.json), from the embedded assets.
+    public static func standard() throws -> StyleCatalog {
+        guard let text = Assets.text("Meshes/catalog.json") else {
+            throw CoifError.assetFailed(path: "Meshes/catalog.json", reason: "not embedded in this build")
+        }
+        return try StyleCatalog.parse(json: text)
+    }
+}
+
+extension StyleLibrary {
+    /// The built-in catalog plus the user catalogs in `userDirectories` (`--styles`), after those named by
+    /// COIF_STYLES, so a directory named on the command line wins.
+    public static func standard(userDirectories: [String] = [], head: HeadModel? = nil) throws -> StyleLibrary {
+        try StyleLibrary(builtIn: try StyleCatalog.standard(), builtInFile: { Assets.text("Meshes/" + $0) },
+                         userDirectories: environmentDirectories() + userDirectories, head: try head ?? HeadModel.standard())
+    }
+}

@@ -1,0 +1,96 @@
+// Arguments: Coif's value types as command-line arguments, and the one way an error reaches the user.
+// A value the parser cannot convert keeps its CoifError (a malformed colour is exit 21, a bad --face 22,
+// as the README's table says) instead of becoming argument-parser's generic usage error; every error,
+// the parser's own included, is one line `coif: <input>: <problem>` on standard error.
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import CoifVision
+import Foundation
+
+/// The first CoifError met while converting an argument (parsing runs on the main thread, once).
+enum ArgumentFailure {
+    nonisolated(unsafe) static var first: CoifError?
+
+    /// Converts with `body`, keeping the error for `Coif.main` when it throws.
+    static func convert<T>(_ body: () throws -> T) -> T? {
+        do { return try body() } catch let error as CoifError {
+            if first == nil { first = error }
+            return nil
+        } catch {
+            return nil
+        }
+    }
+}
+
+extension HairColor: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let color = ArgumentFailure.convert({ try HairColor.parse(argument) }) else { return nil }
+        self = color
+    }
+}
+
+extension FaceChoice: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let choice = ArgumentFailure.convert({ try FaceChoice.parse(argument) }) else { return nil }
+        self = choice
+    }
+
+    static func parse(_ text: String) throws -> FaceChoice {
+        if text == "largest" { return .largest }
+        if text == "all" { return .all }
+        guard let index = Int(text), index >= 0 else {
+            throw CoifError.invalidOption(name: "--face", reason: "must be 'largest', 'all' or a 0-based index, got '\(text)'")
+        }
+        return .index(index)
+    }
+}
+
+extension PNGCompression: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let value = ArgumentFailure.convert({ () throws -> PNGCompression in
+            guard let value = PNGCompression(rawValue: argument) else {
+                throw CoifError.invalidOption(name: "--png-compression", reason: "must be fast or small, got '\(argument)'")
+            }
+            return value
+        }) else { return nil }
+        self = value
+    }
+}
+
+extension PreviewView: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let value = ArgumentFailure.convert({ () throws -> PreviewView in
+            guard let value = PreviewView(rawValue: argument) else {
+                throw CoifError.invalidOption(name: "--view", reason: "must be front, left, back or top, got '\(argument)'")
+            }
+            return value
+        }) else { return nil }
+        self = value
+    }
+}
+
+/// One line on standard error, control characters in it escaped (a path may hold a newline).
+func printErrorLine(_ text: String) {
+    var line = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": line += "\\n"
+        case "\r": line += "\\r"
+        case "\t": line += "\\t"
+        case _ where scalar.value < 0x20 || scalar.value == 0x7f: line += String(format: "\\x%02x", scalar.value)
+        default: line.unicodeScalars.append(scalar)
+        }
+    }
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// `--styles DIR`: user catalog directories, wherever a style is named.
+struct StyleDirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("styles"), help: ArgumentHelp(
+        "A user catalog directory (catalog.json + styles/, as `coif groom import --out DIR` writes); repeatable. COIF_STYLES adds more (colon-separated). A user style of the same name wins over a built-in one.",
+        valueName: "dir"))
+    var directories: [String] = []
+}
