@@ -131,9 +131,6 @@ final class TryOnTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/sky-out.png"))
     }
-            XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/coins.png"))
-        }
-    }
 
     /// Only the hair's crop of the photo is rendered. Rendering the whole photo instead, for every catalog
     /// style, must put no hair outside that crop (else the crop would cut hair off), and the two composites
