@@ -5,12 +5,8 @@ precision highp float;
 
 in vec3 vNormalView;
 
-uniform vec3 uAlbedoLinear;
-uniform vec3 uKeyDirection;
-uniform vec3 uKeyRadiance;
-uniform vec3 uFillDirection;
-uniform vec3 uFillRadiance;
-uniform vec3 uAmbientRadiance;
+uniform vec3 uAlbedoLinear;     // the head's, not the hair's
+#include "lighting_block.glsl"
 
 layout(location = 0) out vec4 fragColor;
 

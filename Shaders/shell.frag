@@ -7,13 +7,8 @@ precision highp float;
 in vec3 vPositionView;
 in vec3 vNormalView;
 
-uniform vec3 uAlbedoLinear;
-uniform float uDepthOcclusion;   // 0..1: light left this deep in the hair
-uniform vec3 uKeyDirection;
-uniform vec3 uKeyRadiance;
-uniform vec3 uFillDirection;
-uniform vec3 uFillRadiance;
-uniform vec3 uAmbientRadiance;
+#include "shading_block.glsl"
+#include "lighting_block.glsl"
 
 layout(location = 0) out vec4 fragColor;
 
@@ -21,6 +16,7 @@ void main() {
     vec3 N = normalize(vNormalView);
     float key = clamp(dot(N, uKeyDirection) * 0.5 + 0.5, 0.0, 1.0);
     float fill = clamp(dot(N, uFillDirection) * 0.5 + 0.5, 0.0, 1.0);
+    float depthOcclusion = 1.0 - uRootOcclusion;   // 0..1: light left this deep in the hair
     vec3 radiance = uAlbedoLinear * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
-    fragColor = vec4(radiance * uDepthOcclusion, 1.0);
+    fragColor = vec4(radiance * depthOcclusion, 1.0);
 }

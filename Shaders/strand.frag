@@ -11,7 +11,7 @@ in float vAlongStrand;
 in float vStrandRandom;
 in float vCoverage;
 
-uniform float uTipFade;            // fraction of the length over which tips thin out
+#include "shading_block.glsl"   // uTipFade: fraction of the length over which tips thin out
 uniform int uSamples;
 uniform ivec2 uPixelOrigin;        // where this target's pixel (0, 0) lies in the whole photo (a crop's corner)
 

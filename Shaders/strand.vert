@@ -17,23 +17,10 @@ uniform mat4 uViewToClip;
 uniform vec2 uViewportPx;
 uniform float uRootWidthMm;
 uniform float uTipWidthMm;
-
-// Recolor and shading parameters (one Swift value type: HairShading).
-uniform vec3 uAlbedoLinear;        // diffuse colour of the fibres, linear RGB
-uniform vec3 uPrimaryTint;         // R lobe colour, linear RGB
-uniform float uPrimaryShift;       // tangent shift of R (negative: toward the root)
-uniform float uSecondaryShift;     // tangent shift of TRT (positive: toward the tip)
-uniform float uPrimaryExponent;
-uniform float uSecondaryExponent;
-uniform float uSpecularStrength;
-uniform float uColorVariation;     // per-strand brightness spread, 0 .. 1
-uniform float uRootOcclusion;      // how dark roots are from the hair above them, 0 .. 1
-// Lights, GL view space.
-uniform vec3 uKeyDirection;
-uniform vec3 uKeyRadiance;
-uniform vec3 uFillDirection;
-uniform vec3 uFillRadiance;
-uniform vec3 uAmbientRadiance;
+// Recolor and shading parameters (one Swift value type: HairShading) and the lights (Lighting), GL view
+// space: one uniform block each.
+#include "shading_block.glsl"
+#include "lighting_block.glsl"
 
 out vec3 vRadiance;       // linear, shaded at this corner
 out float vAlongStrand;   // 0 at the root, 1 at the tip

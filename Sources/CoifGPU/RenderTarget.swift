@@ -3,6 +3,8 @@
 // sub-pixel strand coverage. Reused across frames: re-allocated only when the size changes.
 // The colour samples live in a multisample texture and are resolved by Coif's own shader
 // (Shaders/resolve.*) rather than glBlitFramebuffer: same box average, but a shader the driver caches.
+// Resolving and reading are two steps (`resolve`, `read`) so a renderer can run the resolve as a pass of
+// its own; `read` resolves first when nothing has since drawing.
 import CEGL
 import CoifCore
 
@@ -10,6 +12,8 @@ public final class RenderTarget {
     public private(set) var width = 0
     public private(set) var height = 0
     public let samples: Int32
+    /// True from `bindForDrawing` until `resolve`: the single-sample buffer is older than the samples.
+    public private(set) var needsResolve = false
     private var msaaFramebuffer: GLuint = 0
     /// GL_TEXTURE_2D_MULTISAMPLE holding the colour samples.
     private var colorSamples: GLuint = 0
@@ -50,11 +54,19 @@ public final class RenderTarget {
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), msaaFramebuffer)
         glViewport(0, 0, GLsizei(width), GLsizei(height))
+        needsResolve = true
     }
 
     /// Resolves the samples and reads RGBA floats (premultiplied, linear) into `into`, which must hold
     /// width*height*4 floats. Rows come out in the order they were rasterised (row 0 = framebuffer y 0).
     public func resolveAndRead(into pixels: UnsafeMutablePointer<Float>) {
+        resolve()
+        read(into: pixels)
+    }
+
+    /// Averages each pixel's samples into the single-sample buffer (a full-viewport draw with its own
+    /// state: no depth test, no blending, all colour channels). Leaves that buffer bound.
+    public func resolve() {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), resolveFramebuffer)
         glViewport(0, 0, GLsizei(width), GLsizei(height))
         glDisable(GLenum(GL_DEPTH_TEST))
@@ -69,6 +81,15 @@ public final class RenderTarget {
         glDrawArrays(GLenum(GL_TRIANGLES), 0, 3)
         glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), 0)
         glActiveTexture(GLenum(GL_TEXTURE0))
+        needsResolve = false
+    }
+
+    /// Reads the resolved RGBA floats (premultiplied, linear) into `pixels`, which must hold width*height*4
+    /// floats, resolving first if the samples were drawn since the last resolve. Rows come out in the order
+    /// they were rasterised (row 0 = framebuffer y 0).
+    public func read(into pixels: UnsafeMutablePointer<Float>) {
+        if needsResolve { resolve() }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), resolveFramebuffer)
         glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
         glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_FLOAT), pixels)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)

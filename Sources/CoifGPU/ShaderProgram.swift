@@ -44,12 +44,41 @@ public final class ShaderProgram {
 
     public func use() { glUseProgram(handle) }
 
-    /// The location of a uniform (cached); -1 when the linker removed it as unused.
+    /// The location of a uniform (cached); -1 when the linker removed it as unused. For set-up: a frame
+    /// sets uniforms through `UniformLocation`s found once (`uniform(_:)`), never by name.
     public func location(_ uniform: String) -> GLint {
         if let known = uniformLocations[uniform] { return known }
         let found = glGetUniformLocation(handle, uniform)
         uniformLocations[uniform] = found
         return found
+    }
+
+    /// A plain uniform's location, to keep and set every frame without a name lookup.
+    public func uniform(_ name: String) -> UniformLocation { UniformLocation(location(name)) }
+
+    /// How the linker laid out an active uniform block: its binding point, its size in bytes and each
+    /// member's byte offset, by name; nil when the program has no such active block. For checking a Swift
+    /// std140 struct against the GLSL block (tests), not for frames.
+    public func uniformBlockLayout(named block: String) -> (binding: Int, byteCount: Int, offsets: [String: Int])? {
+        context.ensureCurrent()
+        let index = glGetUniformBlockIndex(handle, block)
+        guard index != GLuint(GL_INVALID_INDEX) else { return nil }
+        var binding: GLint = 0, size: GLint = 0, count: GLint = 0
+        glGetActiveUniformBlockiv(handle, index, GLenum(GL_UNIFORM_BLOCK_BINDING), &binding)
+        glGetActiveUniformBlockiv(handle, index, GLenum(GL_UNIFORM_BLOCK_DATA_SIZE), &size)
+        glGetActiveUniformBlockiv(handle, index, GLenum(GL_UNIFORM_BLOCK_ACTIVE_UNIFORMS), &count)
+        var members = [GLint](repeating: 0, count: Int(count))
+        glGetActiveUniformBlockiv(handle, index, GLenum(GL_UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES), &members)
+        var offsets: [String: Int] = [:]
+        for member in members {
+            var uniform = GLuint(member), offset: GLint = 0
+            glGetActiveUniformsiv(handle, 1, &uniform, GLenum(GL_UNIFORM_OFFSET), &offset)
+            var nameBuffer = [GLchar](repeating: 0, count: 256)
+            var length: GLsizei = 0, arraySize: GLint = 0, type: GLenum = 0
+            glGetActiveUniform(handle, uniform, GLsizei(nameBuffer.count), &length, &arraySize, &type, &nameBuffer)
+            offsets[String(nulTerminated: nameBuffer)] = Int(offset)
+        }
+        return (Int(binding), Int(size), offsets)
     }
 
     // MARK: - Compilation

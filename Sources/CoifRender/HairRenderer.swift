@@ -1,7 +1,8 @@
-// HairRenderer: draws a fitted groom over a photo's camera into a premultiplied, linear hair layer.
-// Passes, in order: (1) head occluder, depth only; (2) the groom's under-layer over the scalp; (3) strands
-// as ribbons, depth-tested against the head and each other, 4x MSAA; (4) resolve + readback. It never calls EGL and knows nothing of photos or faces.
-import CEGL
+// HairRenderer: draws a fitted groom over a photo's camera into a premultiplied, linear hair layer. It owns
+// the compiled programs, the multisampled render target, the two uniform blocks (shading, lighting) and
+// the GPU timer, and runs a frame as a list of passes (RenderPass.swift): `render(_:frame:)` for any list,
+// `draw(...)` for the standard one; `readBack(into:)` resolves and reads the frame. It issues GPU work only
+// through CoifGPU (no GL, no EGL here) and knows nothing of photos or faces.
 import CoifCore
 import CoifGPU
 import CoifGroom
@@ -131,19 +132,31 @@ public struct StrandWidths: Sendable, Equatable {
     }
 }
 
+/// Renders hair frames on one GPUContext. Keep one per process (it compiles the shaders); a frame is
+/// `draw` (or `render`) then `readBack`. A frame builds no strings, arrays or dictionaries: uniform
+/// locations are found at build time, the shading and lights are two std140 blocks written whole, the
+/// standard pass list reuses its storage (its still passes fit an existential's inline buffer; a
+/// preview's HeadShadingPass, with its colour, is boxed), and the layer's storage is reused.
 public final class HairRenderer {
     public let context: GPUContext
     public let samples: Int32
-    private let occluderProgram: ShaderProgram
-    private let strandProgram: ShaderProgram
-    private let shellProgram: ShaderProgram
-    private let target: RenderTarget
-    /// Opaque head shading for previews (Shaders/head.*), compiled on first use by `prepareHeadShading`.
-    private var headProgram: ShaderProgram?
+    /// The multisampled target the standard passes draw into and `readBack` reads.
+    public let target: RenderTarget
+    private let programs: HairPrograms
+    private let shadingBlock: UniformBuffer<HairShadingBlock>
+    private let lightingBlock: UniformBuffer<LightingBlock>
+    /// The last frame's pass context, for the resolve `readBack` runs when the frame's list did not.
+    private var lastPassContext: RenderPassContext?
+    /// The standard list's storage, refilled by every `draw` (no array a frame).
+    private var standardPassStorage: [any RenderPass] = []
     /// How far the occluder is pulled under the scalp so roots stay visible (mm).
     public var occluderInsetMm: Float = 1.5
     /// How far the under-layer sits above the scalp (mm): above the roots, below the strands' volume.
     public var shellOffsetMm: Float = 2.5
+    /// Times each frame's passes where the driver's timer queries can be trusted; nil elsewhere (llvmpipe,
+    /// or no GL_EXT_disjoint_timer_query). Set nil to turn timing off; a test may set
+    /// `GPUTimer(context:trustSoftwareRenderer: true)` to exercise the plumbing on a software driver.
+    public var gpuTimer: GPUTimer?
 
     /// Compiles the shaders (once per process: keep one renderer).
     /// - Parameter shaderSource: a shader file's text by name ("strand.vert"), nil when missing.
@@ -153,19 +166,25 @@ public final class HairRenderer {
         samples = min(4, max(1, context.maxSamples))
         // gl_SampleMask is core in GLSL ES 3.20; on older contexts coverage falls back to whole pixels.
         let sampleMask = context.version.contains("OpenGL ES 3.2")
-        occluderProgram = try ShaderProgram(context: context, vertexFile: "occluder.vert", fragmentFile: "occluder.frag", source: shaderSource)
-        strandProgram = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
-                                          defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
-        shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
+        let occluderProgram = try ShaderProgram(context: context, vertexFile: "occluder.vert", fragmentFile: "occluder.frag", source: shaderSource)
+        let strandProgram = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
+                                              defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
+        let shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
         let resolveProgram = try ShaderProgram(context: context, vertexFile: "resolve.vert", fragmentFile: "resolve.frag", source: shaderSource)
+        programs = HairPrograms(occluder: occluderProgram, shell: shellProgram, strand: strandProgram)
         target = RenderTarget(context: context, samples: samples, resolveProgram: resolveProgram)
+        shadingBlock = UniformBuffer(context: context)
+        lightingBlock = UniformBuffer(context: context)
+        standardPassStorage.reserveCapacity(8)
+        gpuTimer = GPUTimer(context: context)
     }
 
     /// Compiles the preview head program (once; later calls do nothing). Stills never need it.
     public func prepareHeadShading(shaderSource: (String) -> String?) throws {
-        guard headProgram == nil else { return }
+        guard programs.head == nil else { return }
         try context.makeCurrent()
-        headProgram = try ShaderProgram(context: context, vertexFile: "head.vert", fragmentFile: "head.frag", source: shaderSource)
+        programs.head = HairPrograms.Head(try ShaderProgram(context: context, vertexFile: "head.vert", fragmentFile: "head.frag",
+                                                            source: shaderSource))
     }
 
     public func upload(head: HeadModel) -> OccluderGeometry { OccluderGeometry(context: context, head: head) }
@@ -176,92 +195,66 @@ public final class HairRenderer {
         ShellGeometry(context: context, occluder: occluder, triangles: triangles)
     }
 
-    /// Submits one frame of hair: occluder depth, then strands. Call `readBack(into:)` for the pixels.
+    // MARK: - Frames
+
+    /// Runs `passes` in order as one frame: uploads the frame's look (two uniform blocks, bound for every
+    /// pass), then each pass, checking for a GL error after each (the error names the pass). Times the
+    /// passes when `gpuTimer` is set. Call `readBack(into:)` for the pixels.
+    public func render(_ passes: [any RenderPass], frame: FrameDescription) throws {
+        try context.makeCurrent()
+        shadingBlock.update(HairShadingBlock(frame.look.shading))
+        lightingBlock.update(LightingBlock(frame.look.lighting))
+        shadingBlock.bind(index: UniformBinding.shading)
+        lightingBlock.bind(index: UniformBinding.lighting)
+        let passContext = RenderPassContext(gpu: context, frame: frame, programs: programs)
+        lastPassContext = passContext
+        gpuTimer?.beginFrame()
+        for pass in passes {
+            gpuTimer?.begin()
+            try pass.run(in: passContext)
+            gpuTimer?.end()
+            try context.checkError("rendering hair (\(pass.label) pass)")
+        }
+    }
+
+    /// The passes of a still (`headAlbedoLinear` nil: the head as depth only, the photo shows it) or of a
+    /// preview (the head shaded opaque in that colour), into `target`: clear, head, under-layer (when
+    /// `shell` is given), strands. Append or insert passes to extend a frame; run with `render`.
+    public func standardPasses(occluder: OccluderGeometry, shell: ShellGeometry?, strands: StrandGeometry,
+                               widths: StrandWidths, headAlbedoLinear: Vec3? = nil) -> [any RenderPass] {
+        var passes: [any RenderPass] = []
+        appendStandardPasses(to: &passes, occluder: occluder, shell: shell, strands: strands, widths: widths,
+                             headAlbedoLinear: headAlbedoLinear)
+        return passes
+    }
+
+    private func appendStandardPasses(to passes: inout [any RenderPass], occluder: OccluderGeometry, shell: ShellGeometry?,
+                                      strands: StrandGeometry, widths: StrandWidths, headAlbedoLinear: Vec3?) {
+        passes.append(ClearPass(target: target))
+        if let headAlbedoLinear {
+            passes.append(HeadShadingPass(target: target, head: occluder, insetMm: occluderInsetMm, albedoLinear: headAlbedoLinear))
+        } else {
+            passes.append(OccluderDepthPass(target: target, occluder: occluder, insetMm: occluderInsetMm))
+        }
+        if let shell { passes.append(UnderLayerPass(target: target, shell: shell, offsetMm: shellOffsetMm)) }
+        passes.append(StrandPass(target: target, strands: strands, widths: widths))
+    }
+
+    /// Submits one frame of hair with the standard passes (`standardPasses`). Call `readBack(into:)` for
+    /// the pixels.
     /// - Parameter headToCamera: head space (mm) → OpenCV camera space (mm), from the pose.
+    /// - Parameter headAlbedoLinear: nil for a still; a preview's head colour (see `prepareHeadShading`).
     public func draw(camera: PinholeCamera, headToCamera: Mat4, occluder: OccluderGeometry, shell: ShellGeometry?,
                      strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting,
                      headAlbedoLinear: Vec3? = nil) throws {
-        try context.makeCurrent()
-        let width = camera.widthPx, height = camera.heightPx
-        try target.bindForDrawing(width: width, height: height)
-        let headToView = PinholeCamera.cameraToView * headToCamera
-        let viewToClip = camera.viewToClip
-
-        glDisable(GLenum(GL_BLEND))
-        glDisable(GLenum(GL_CULL_FACE))
-        glEnable(GLenum(GL_DEPTH_TEST))
-        glDepthFunc(GLenum(GL_LESS))
-        glDepthMask(GLboolean(GL_TRUE))
-        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
-        glClearColor(0, 0, 0, 0)
-        glClearDepthf(1)
-        glClear(GLbitfield(GL_COLOR_BUFFER_BIT) | GLbitfield(GL_DEPTH_BUFFER_BIT))
-
-        if let headAlbedoLinear {
-            // Pass 1 (preview, no photo): the head drawn opaque in colour, occluding as the depth pass does.
-            guard let head = headProgram else {
-                throw CoifError.internalError("HairRenderer.prepareHeadShading was not called before a preview draw")
-            }
-            head.use()
-            setMatrix(head, "uHeadToView", headToView)
-            setMatrix(head, "uViewToClip", viewToClip)
-            glUniform1f(head.location("uInsetMm"), occluderInsetMm)
-            setVector(head, "uAlbedoLinear", headAlbedoLinear)
-            setLights(head, lighting)
-            occluder.mesh.draw()
-        } else {
-        // Pass 1: the head occludes hair behind it; colour writes off.
-        glColorMask(GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE))
-        occluderProgram.use()
-        setMatrix(occluderProgram, "uHeadToView", headToView)
-        setMatrix(occluderProgram, "uViewToClip", viewToClip)
-        glUniform1f(occluderProgram.location("uInsetMm"), occluderInsetMm)
-        occluder.mesh.draw()
-        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
-        }
-
-        // Pass 2: the under-layer, so gaps between strands show hair, not the photo.
-        if let shell {
-            shellProgram.use()
-            setMatrix(shellProgram, "uHeadToView", headToView)
-            setMatrix(shellProgram, "uViewToClip", viewToClip)
-            glUniform1f(shellProgram.location("uOffsetMm"), shellOffsetMm)
-            setVector(shellProgram, "uAlbedoLinear", shading.albedoLinear)
-            glUniform1f(shellProgram.location("uDepthOcclusion"), 1 - shading.rootOcclusion)
-            setLights(shellProgram, lighting)
-            shell.mesh.draw()
-        }
-
-        // Pass 3: strands.
-        let program = strandProgram
-        program.use()
-        strands.points.bind(unit: 0)
-        glUniform1i(program.location("uPoints"), 0)
-        glUniform1i(program.location("uPointsPerStrand"), GLint(strands.pointsPerStrand))
-        setMatrix(program, "uHeadToView", headToView)
-        setMatrix(program, "uViewToClip", viewToClip)
-        glUniform2f(program.location("uViewportPx"), Float(width), Float(height))
-        glUniform2i(program.location("uPixelOrigin"), GLint(camera.originPx.x), GLint(camera.originPx.y))
-        glUniform1f(program.location("uRootWidthMm"), widths.rootMm)
-        glUniform1f(program.location("uTipWidthMm"), widths.tipMm)
-        setVector(program, "uAlbedoLinear", shading.albedoLinear)
-        setVector(program, "uPrimaryTint", shading.primaryTint)
-        glUniform1f(program.location("uPrimaryShift"), shading.primaryShift)
-        glUniform1f(program.location("uSecondaryShift"), shading.secondaryShift)
-        glUniform1f(program.location("uPrimaryExponent"), shading.primaryExponent)
-        glUniform1f(program.location("uSecondaryExponent"), shading.secondaryExponent)
-        glUniform1f(program.location("uSpecularStrength"), shading.specularStrength)
-        glUniform1f(program.location("uColorVariation"), shading.colorVariation)
-        glUniform1f(program.location("uRootOcclusion"), shading.rootOcclusion)
-        glUniform1f(program.location("uTipFade"), shading.tipFade)
-        setLights(program, lighting)
-        glUniform1i(program.location("uSamples"), GLint(samples))
-        strands.ribbons.drawTriangles()
-
-        let error = glGetError()
-        if error != GLenum(GL_NO_ERROR) {
-            throw CoifError.internalError("OpenGL error 0x\(String(error, radix: 16)) while rendering hair")
-        }
+        standardPassStorage.removeAll(keepingCapacity: true)
+        appendStandardPasses(to: &standardPassStorage, occluder: occluder, shell: shell, strands: strands, widths: widths,
+                             headAlbedoLinear: headAlbedoLinear)
+        // Emptied again afterwards (capacity kept) so the list holds no geometry alive between frames.
+        defer { standardPassStorage.removeAll(keepingCapacity: true) }
+        try render(standardPassStorage,
+                   frame: FrameDescription(camera: camera, headToCamera: headToCamera,
+                                           look: HairLook(shading: shading, lighting: lighting)))
     }
 
     /// Draws and reads back one frame with every program and state a real frame uses, so software drivers
@@ -292,37 +285,27 @@ public final class HairRenderer {
     /// queries cannot be trusted, llvmpipe among them).
     public func finish() { context.finish() }
 
+    /// GPU milliseconds of the last read-back frame's passes (the resolve included), from timer queries;
+    /// nil where they are off (llvmpipe, no GL_EXT_disjoint_timer_query) or the driver marked the frame
+    /// disjoint. For `FrameTiming.gpuRenderMs`.
+    public var lastFrameGPUMs: Double? { gpuTimer?.lastFrameMs }
+
     /// GPU memory of the render target at its current size (0 before the first draw).
     public var targetBytes: Int { target.byteCount }
 
-    /// Pass 4: resolves the samples and reads the last drawn frame into `layer` (resized to the frame's
-    /// size; its storage is reused from frame to frame).
+    /// The frame's last step: resolves the samples (runs `ResolvePass` unless the frame's list did) and
+    /// reads the frame into `layer` (resized to the frame's size; its storage is reused from frame to
+    /// frame). Collects the frame's GPU timings, if any.
     public func readBack(into layer: inout HairLayer) throws {
+        if target.needsResolve, let passContext = lastPassContext {
+            gpuTimer?.begin()
+            try ResolvePass(target: target).run(in: passContext)
+            gpuTimer?.end()
+        }
         layer.resize(width: target.width, height: target.height)
-        layer.rgba.withUnsafeMutableBufferPointer { target.resolveAndRead(into: $0.baseAddress!) }
-        let error = glGetError()
-        if error != GLenum(GL_NO_ERROR) {
-            throw CoifError.internalError("OpenGL error 0x\(String(error, radix: 16)) while reading hair back")
-        }
-    }
-
-    private func setMatrix(_ program: ShaderProgram, _ name: String, _ m: Mat4) {
-        // The four SIMD4<Float> columns are 64 contiguous bytes, column-major: no array per call.
-        withUnsafeBytes(of: m.columns) { raw in
-            glUniformMatrix4fv(program.location(name), 1, GLboolean(GL_FALSE), raw.baseAddress!.assumingMemoryBound(to: GLfloat.self))
-        }
-    }
-
-    private func setLights(_ program: ShaderProgram, _ lighting: Lighting) {
-        setVector(program, "uKeyDirection", normalize(lighting.keyDirection))
-        setVector(program, "uKeyRadiance", lighting.keyRadiance * lighting.exposure)
-        setVector(program, "uFillDirection", normalize(lighting.fillDirection))
-        setVector(program, "uFillRadiance", lighting.fillRadiance * lighting.exposure)
-        setVector(program, "uAmbientRadiance", lighting.ambientRadiance * lighting.exposure)
-    }
-
-    private func setVector(_ program: ShaderProgram, _ name: String, _ v: Vec3) {
-        glUniform3f(program.location(name), v.x, v.y, v.z)
+        layer.rgba.withUnsafeMutableBufferPointer { target.read(into: $0.baseAddress!) }
+        gpuTimer?.collect()
+        try context.checkError("reading hair back")
     }
 }
 

@@ -1,0 +1,278 @@
+// RenderPass: one step of a hair frame as a value (what it draws, from which inputs, into which target,
+// under which pipeline state) and FrameDescription, what every pass of one frame shares (camera, pose,
+// look). HairRenderer.render(_:frame:) runs a list of passes in order; `HairRenderer.standardPasses` builds
+// the list a still or a preview draws:
+//
+//     ClearPass → OccluderDepthPass (still) or HeadShadingPass (preview) → UnderLayerPass? → StrandPass
+//     → ResolvePass (run by readBack(into:) when the list did not)
+//
+// A new pass (a shadow map, the hair's shadowing of itself) is a new type conforming to RenderPass,
+// inserted into or appended to that list: no draw function changes. Passes issue GPU work only through
+// CoifGPU (programs, uniform locations, PipelineState, meshes); this file never calls GL or EGL.
+import CoifCore
+import CoifGPU
+
+/// One step of a frame. A pass binds its own target, applies its own `PipelineState` and uses its own
+/// program: it relies on no state left by the pass before it (except the target's contents, which is
+/// the point). It is a description, cheap to build every frame; it owns no GPU objects.
+public protocol RenderPass {
+    /// A short name for errors and timings ("strands").
+    var label: StaticString { get }
+    /// Issues the pass's GPU work on `context`'s GPU (current when called). Throws only for a missing
+    /// prerequisite; GL errors are checked by the renderer after each pass.
+    func run(in context: RenderPassContext) throws
+}
+
+/// What every pass of one frame shares: the photo's (or preview's) camera, the head's pose in it, and the
+/// look the hair is shaded with (uploaded once a frame as two uniform blocks, bound before any pass runs).
+public struct FrameDescription: Sendable {
+    public var camera: PinholeCamera
+    /// Head space (mm) → OpenCV camera space (mm), from the pose.
+    public var headToCamera: Mat4
+    public var look: HairLook
+
+    public init(camera: PinholeCamera, headToCamera: Mat4, look: HairLook) {
+        self.camera = camera
+        self.headToCamera = headToCamera
+        self.look = look
+    }
+}
+
+/// What a pass may use while it runs: the GPU, the frame and its matrices (computed once a frame), and
+/// (inside CoifRender) the renderer's compiled programs.
+public struct RenderPassContext {
+    public let gpu: GPUContext
+    public let frame: FrameDescription
+    /// Head space (mm) → GL view space (camera looks down −z).
+    public let headToView: Mat4
+    /// GL view space → clip space, from the frame's camera intrinsics.
+    public let viewToClip: Mat4
+    let programs: HairPrograms
+
+    init(gpu: GPUContext, frame: FrameDescription, programs: HairPrograms) {
+        self.gpu = gpu
+        self.frame = frame
+        headToView = PinholeCamera.cameraToView * frame.headToCamera
+        viewToClip = frame.camera.viewToClip
+        self.programs = programs
+    }
+
+    /// Binds `target` for drawing at the frame's size (allocating it on the first frame of a new size).
+    public func bind(_ target: RenderTarget) throws {
+        try target.bindForDrawing(width: frame.camera.widthPx, height: frame.camera.heightPx)
+    }
+}
+
+// MARK: - The standard passes
+
+/// Clears the target to transparent black (premultiplied: no hair) and the far depth. First in a frame:
+/// no pixel of an earlier frame, nor uninitialised memory, can reach the layer.
+public struct ClearPass: RenderPass {
+    public var target: RenderTarget
+    public init(target: RenderTarget) { self.target = target }
+    public var label: StaticString { "clear" }
+
+    public func run(in context: RenderPassContext) throws {
+        try context.bind(target)
+        context.gpu.apply(.opaque)
+        context.gpu.clear(color: Vec4(0, 0, 0, 0), depth: 1)
+    }
+}
+
+/// The head as depth only (colour writes off), pulled `insetMm` under the scalp so roots stay visible:
+/// hair behind the head fails the depth test. The still's first drawing pass (the photo shows the head).
+public struct OccluderDepthPass: RenderPass {
+    public var target: RenderTarget
+    public var occluder: OccluderGeometry
+    /// How far the surface is pulled in along its normals (mm).
+    public var insetMm: Float
+    public init(target: RenderTarget, occluder: OccluderGeometry, insetMm: Float) {
+        self.target = target
+        self.occluder = occluder
+        self.insetMm = insetMm
+    }
+    public var label: StaticString { "occluder depth" }
+
+    public func run(in context: RenderPassContext) throws {
+        try context.bind(target)
+        context.gpu.apply(.depthOnly)
+        let p = context.programs.occluder
+        p.program.use()
+        p.headToView.set(context.headToView)
+        p.viewToClip.set(context.viewToClip)
+        p.insetMm.set(insetMm)
+        occluder.mesh.draw()
+    }
+}
+
+/// Previews (no photo): the head drawn opaque in `albedoLinear` under the frame's lights, occluding as the
+/// depth pass does. Needs `HairRenderer.prepareHeadShading` first.
+public struct HeadShadingPass: RenderPass {
+    public var target: RenderTarget
+    public var head: OccluderGeometry
+    public var insetMm: Float
+    /// The head's colour, linear RGB.
+    public var albedoLinear: Vec3
+    public init(target: RenderTarget, head: OccluderGeometry, insetMm: Float, albedoLinear: Vec3) {
+        self.target = target
+        self.head = head
+        self.insetMm = insetMm
+        self.albedoLinear = albedoLinear
+    }
+    public var label: StaticString { "head shading" }
+
+    public func run(in context: RenderPassContext) throws {
+        guard let p = context.programs.head else {
+            throw CoifError.internalError("HairRenderer.prepareHeadShading was not called before a preview draw")
+        }
+        try context.bind(target)
+        context.gpu.apply(.opaque)
+        p.program.use()
+        p.headToView.set(context.headToView)
+        p.viewToClip.set(context.viewToClip)
+        p.insetMm.set(insetMm)
+        p.albedoLinear.set(albedoLinear)
+        head.mesh.draw()
+    }
+}
+
+/// The groom's under-layer: the scalp it covers, pushed `offsetMm` out, shaded as hair deep in the volume,
+/// so gaps between strands show hair, not the photo.
+public struct UnderLayerPass: RenderPass {
+    public var target: RenderTarget
+    public var shell: ShellGeometry
+    /// How far above the scalp it sits (mm): above the roots, below the strands' volume.
+    public var offsetMm: Float
+    public init(target: RenderTarget, shell: ShellGeometry, offsetMm: Float) {
+        self.target = target
+        self.shell = shell
+        self.offsetMm = offsetMm
+    }
+    public var label: StaticString { "under-layer" }
+
+    public func run(in context: RenderPassContext) throws {
+        try context.bind(target)
+        context.gpu.apply(.opaque)
+        let p = context.programs.shell
+        p.program.use()
+        p.headToView.set(context.headToView)
+        p.viewToClip.set(context.viewToClip)
+        p.offsetMm.set(offsetMm)
+        shell.mesh.draw()
+    }
+}
+
+/// The strands as camera-facing ribbons, depth-tested against the head and each other; sub-pixel width
+/// becomes sample coverage.
+public struct StrandPass: RenderPass {
+    public var target: RenderTarget
+    public var strands: StrandGeometry
+    public var widths: StrandWidths
+    public init(target: RenderTarget, strands: StrandGeometry, widths: StrandWidths) {
+        self.target = target
+        self.strands = strands
+        self.widths = widths
+    }
+    public var label: StaticString { "strands" }
+
+    public func run(in context: RenderPassContext) throws {
+        try context.bind(target)
+        context.gpu.apply(.opaque)
+        let p = context.programs.strand
+        let camera = context.frame.camera
+        p.program.use()
+        strands.points.bind(unit: 0)
+        p.points.set(Int32(0))
+        p.pointsPerStrand.set(Int32(strands.pointsPerStrand))
+        p.headToView.set(context.headToView)
+        p.viewToClip.set(context.viewToClip)
+        p.viewportPx.set(Vec2(Float(camera.widthPx), Float(camera.heightPx)))
+        p.pixelOrigin.set(SIMD2<Int32>(Int32(camera.originPx.x), Int32(camera.originPx.y)))
+        p.rootWidthMm.set(widths.rootMm)
+        p.tipWidthMm.set(widths.tipMm)
+        p.samples.set(target.samples)
+        strands.ribbons.drawTriangles()
+    }
+}
+
+/// Averages the target's samples into its single-sample buffer, ready for `HairRenderer.readBack`. A
+/// frame's list may end with it; otherwise readBack runs it.
+public struct ResolvePass: RenderPass {
+    public var target: RenderTarget
+    public init(target: RenderTarget) { self.target = target }
+    public var label: StaticString { "resolve" }
+
+    public func run(in context: RenderPassContext) throws {
+        target.resolve()
+    }
+}
+
+// MARK: - Programs
+
+/// The renderer's compiled programs with their plain uniforms' locations, found once at build time.
+/// The shading and lighting values come from the two uniform blocks, bound once a frame.
+final class HairPrograms {
+    struct Occluder {
+        let program: ShaderProgram
+        let headToView, viewToClip, insetMm: UniformLocation
+        init(_ program: ShaderProgram) {
+            self.program = program
+            headToView = program.uniform("uHeadToView")
+            viewToClip = program.uniform("uViewToClip")
+            insetMm = program.uniform("uInsetMm")
+        }
+    }
+
+    struct Head {
+        let program: ShaderProgram
+        let headToView, viewToClip, insetMm, albedoLinear: UniformLocation
+        init(_ program: ShaderProgram) {
+            self.program = program
+            headToView = program.uniform("uHeadToView")
+            viewToClip = program.uniform("uViewToClip")
+            insetMm = program.uniform("uInsetMm")
+            albedoLinear = program.uniform("uAlbedoLinear")
+        }
+    }
+
+    struct Shell {
+        let program: ShaderProgram
+        let headToView, viewToClip, offsetMm: UniformLocation
+        init(_ program: ShaderProgram) {
+            self.program = program
+            headToView = program.uniform("uHeadToView")
+            viewToClip = program.uniform("uViewToClip")
+            offsetMm = program.uniform("uOffsetMm")
+        }
+    }
+
+    struct Strand {
+        let program: ShaderProgram
+        let points, pointsPerStrand, headToView, viewToClip, viewportPx, pixelOrigin: UniformLocation
+        let rootWidthMm, tipWidthMm, samples: UniformLocation
+        init(_ program: ShaderProgram) {
+            self.program = program
+            points = program.uniform("uPoints")
+            pointsPerStrand = program.uniform("uPointsPerStrand")
+            headToView = program.uniform("uHeadToView")
+            viewToClip = program.uniform("uViewToClip")
+            viewportPx = program.uniform("uViewportPx")
+            pixelOrigin = program.uniform("uPixelOrigin")
+            rootWidthMm = program.uniform("uRootWidthMm")
+            tipWidthMm = program.uniform("uTipWidthMm")
+            samples = program.uniform("uSamples")
+        }
+    }
+
+    let occluder: Occluder
+    let shell: Shell
+    let strand: Strand
+    /// Compiled on first use (previews only).
+    var head: Head?
+
+    init(occluder: ShaderProgram, shell: ShaderProgram, strand: ShaderProgram) {
+        self.occluder = Occluder(occluder)
+        self.shell = Shell(shell)
+        self.strand = Strand(strand)
+    }
+}
