@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(
             name: "CoifTests",
             dependencies: ["CoifPipeline", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
-                           "CoifGPU", "CoifRender", "CoifAssets"]
+                           "CoifGPU", "CoifRender", "CoifAssets", "CVision"]
         ),
     ],
     cxxLanguageStandard: .cxx17

@@ -10,6 +10,10 @@ import Glibc
 public enum AtomicFile {
     /// Checks, before any work is done, that `path`'s directory exists and is writable.
     public static func checkWritable(_ path: String) throws {
+        if isSpecialFile(path) {
+            guard access(path, W_OK) == 0 else { throw CoifError.outputNotWritable(path: path, reason: "not writable") }
+            return
+        }
         let directory = directoryOf(path)
         var info = stat()
         guard stat(directory, &info) == 0 else {
@@ -38,6 +42,12 @@ public enum AtomicFile {
             }
         }
         try checkWritable(path)
+        // An existing FIFO or device (`-o /dev/null`, a pipe a caller reads) is written into, never
+        // replaced by a regular file: there is no half-written state to hide there.
+        if isSpecialFile(path) {
+            try writeInPlace(bytes, to: path)
+            return
+        }
         let directory = directoryOf(path)
         let name = String(path.split(separator: "/").last ?? Substring(path))
         let temporary = directory + "/.\(name).tmp-\(getpid())"
@@ -63,6 +73,31 @@ public enum AtomicFile {
         if let failure {
             unlink(temporary)
             throw CoifError.outputNotWritable(path: path, reason: failure)
+        }
+    }
+
+    /// An existing FIFO, character or block device or socket: written into, not replaced.
+    public static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var offset = 0
+        try bytes.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
+                }
+                offset += n
+            }
         }
     }
 

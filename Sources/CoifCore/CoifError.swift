@@ -14,6 +14,9 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case imageSizeMismatch(a: String, b: String, detail: String)
     /// The image decoded but holds no face the detector accepts.
     case noFace(path: String)
+    /// A face was found but no head pose in front of the camera explains its landmarks with the photo's
+    /// camera (an extreme field of view, from a flag or a super-zoom's EXIF focal length).
+    case poseNotFound(path: String, reason: String)
     /// `--face INDEX` asked for a face that is not there.
     case faceIndexOutOfRange(path: String, index: Int, found: Int)
     /// The hairstyle name is not in the catalog (and is not a readable file).
@@ -39,7 +42,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .inputMissing: return 10
         case .notAnImage: return 11
         case .corruptImage: return 12
-        case .noFace, .faceIndexOutOfRange: return 13
+        case .noFace, .faceIndexOutOfRange, .poseNotFound: return 13
         case .imageSizeMismatch: return 14
         case .unknownStyle: return 20
         case .malformedColor: return 21
@@ -59,6 +62,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
         case .imageSizeMismatch(let a, let b, let detail): return "\(a) vs \(b): sizes differ (\(detail))"
         case .noFace(let path): return "\(path): no face found"
+        case .poseNotFound(let path, let reason): return "\(path): no head pose fits the face (\(reason))"
         case .faceIndexOutOfRange(let path, let index, let found):
             return "\(path): face index \(index) asked for, but \(found) face(s) found"
         case .unknownStyle(let name, let known):

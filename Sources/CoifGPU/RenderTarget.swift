@@ -5,12 +5,21 @@
 // (Shaders/resolve.*) rather than glBlitFramebuffer: same box average, but a shader the driver caches.
 // Resolving and reading are two steps (`resolve`, `read`) so a renderer can run the resolve as a pass of
 // its own; `read` resolves first when nothing has since drawing.
+// With `holdsCapacity`, the storage only grows: a frame smaller than what is allocated draws into its
+// corner (viewport at the origin), so the frames of one shot, whose hair crops differ by a few pixels,
+// never re-allocate.
 import CEGL
 import CoifCore
 
 public final class RenderTarget {
+    /// The current frame's size (what is drawn, resolved and read).
     public private(set) var width = 0
     public private(set) var height = 0
+    /// The allocated size: at least the frame's.
+    public private(set) var capacityWidth = 0
+    public private(set) var capacityHeight = 0
+    /// Keep the storage when a frame is smaller than it (grow only); off, the storage follows each frame's size.
+    public var holdsCapacity = false
     public let samples: Int32
     /// True from `bindForDrawing` until `resolve`: the single-sample buffer is older than the samples.
     public private(set) var needsResolve = false
@@ -44,14 +53,21 @@ public final class RenderTarget {
 
     /// Bytes of GPU memory the target asks for as allocated: RGBA16F and 24-bit depth (stored in 32 bits)
     /// per sample, plus the RGBA16F resolve buffer. Nominal: a driver may pad or compress.
-    public var byteCount: Int { width * height * (Int(samples) * (8 + 4) + 8) }
+    public var byteCount: Int { capacityWidth * capacityHeight * (Int(samples) * (8 + 4) + 8) }
 
-    /// Makes sure the target is `width`×`height`, then binds the multisampled framebuffer for drawing.
+    /// Makes sure the target holds `width`×`height` (see `holdsCapacity`), then binds the multisampled
+    /// framebuffer for drawing with the viewport on that corner.
     public func bindForDrawing(width: Int, height: Int) throws {
-        if width != self.width || height != self.height || msaaFramebuffer == 0 {
+        let fits = holdsCapacity ? width <= capacityWidth && height <= capacityHeight
+                                 : width == capacityWidth && height == capacityHeight
+        if !fits || msaaFramebuffer == 0 {
+            let newWidth = holdsCapacity ? max(width, capacityWidth) : width
+            let newHeight = holdsCapacity ? max(height, capacityHeight) : height
             release()
-            try allocate(width: width, height: height)
+            try allocate(width: newWidth, height: newHeight)
         }
+        self.width = width
+        self.height = height
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), msaaFramebuffer)
         glViewport(0, 0, GLsizei(width), GLsizei(height))
         needsResolve = true
@@ -96,8 +112,8 @@ public final class RenderTarget {
     }
 
     private func allocate(width: Int, height: Int) throws {
-        self.width = width
-        self.height = height
+        capacityWidth = width
+        capacityHeight = height
         glGenTextures(1, &colorSamples)
         glBindTexture(GLenum(GL_TEXTURE_2D_MULTISAMPLE), colorSamples)
         // Fixed sample locations: the same standard pattern in every pixel, as a renderbuffer has.
@@ -135,7 +151,7 @@ public final class RenderTarget {
         if colorSamples != 0 { glDeleteTextures(1, &colorSamples); colorSamples = 0 }
         if depthBuffer != 0 { glDeleteRenderbuffers(1, &depthBuffer); depthBuffer = 0 }
         if resolveColor != 0 { glDeleteRenderbuffers(1, &resolveColor); resolveColor = 0 }
-        width = 0
-        height = 0
+        capacityWidth = 0
+        capacityHeight = 0
     }
 }

@@ -58,7 +58,7 @@ public enum ContactSheet {
             let x0 = (i % columns) * tileW, y0 = (i / columns) * (tileH + labelH)
             blitDownsampled(result.images.composite, into: &sheet, x: x0, y: y0, width: tileW, height: tileH)
             let styleName = try engine.style(named: cell.style).name
-            let label = request.colors.count > 1 ? "\(styleName) \(cell.look.color.name)" : styleName
+            let label = request.colors.count > 1 ? "\(styleName) \(cell.look.name)" : styleName
             BitmapGlyphs.draw(label, x: x0 + 2 * scale, y: y0 + tileH + 2 * scale, scale: scale, into: &sheet,
                               maxWidth: tileW - 4 * scale)
         }

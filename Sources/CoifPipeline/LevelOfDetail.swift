@@ -16,6 +16,12 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     /// wide flat cards; ^0.5 left the photo showing through at try-on sizes.
     public var widthScale: Float
 
+    public init(strandCount: Int, pointsPerStrand: Int, widthScale: Float) {
+        self.strandCount = strandCount
+        self.pointsPerStrand = pointsPerStrand
+        self.widthScale = widthScale
+    }
+
     public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
 
     /// Strands at which the catalog's widths are true.

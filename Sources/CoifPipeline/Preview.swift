@@ -186,6 +186,7 @@ public final class PreviewEngine {
             renderer.finish()
         }
         try timing.measure(.readback) { try renderer.readBack(into: &layer) }
+        if let gpuMs = renderer.lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
         let size = frame.camera.widthPx
         let backdrop = PixelImage(width: size, height: frame.camera.heightPx, channels: 3, fill: Self.background)
         let image = timing.measure(.composite) { compositor.composite(layer: layer, over: backdrop).composite }

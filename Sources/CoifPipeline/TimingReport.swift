@@ -21,7 +21,7 @@ public enum TimingReport {
             "faceWidthPx": rounded(timing.faceWidthPx),
             "photo": job.input.name,
             "style": style,
-            "color": job.look.color.name,
+            "color": job.look.name,
             "seed": job.seed,
         ]
         if let gpu = timing.gpuRenderMs { record["gpuRenderMs"] = rounded(gpu) }

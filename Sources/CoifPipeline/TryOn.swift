@@ -81,6 +81,13 @@ public final class TryOnEngine {
     /// Render only the part of the photo the hair can cover (`hairRegion`); off, the whole photo, as
     /// before (tests compare the two).
     public var cropsToHair = true
+    /// Keep the render target's storage when a frame's hair crop is smaller than one drawn before (grow
+    /// only): for the frames of one shot or a batch, whose crops differ by a few pixels, so they do not
+    /// re-allocate ~100 MB of multisampled target each. Same pixels either way.
+    public var holdsRenderTarget: Bool {
+        get { renderer.target.holdsCapacity }
+        set { renderer.target.holdsCapacity = newValue }
+    }
 
     /// Loads every model once: styles, head, dlib, EGL context and shaders. dlib's model loads on a second
     /// thread while this one brings up the GPU and warms its shaders.
@@ -306,6 +313,8 @@ public final class TryOnEngine {
             renderer.finish()
         }
         try timing.measure(.readback) { try renderer.readBack(into: &layer) }
+        // GPU time of the passes where the driver's timer queries can be trusted (off on llvmpipe).
+        if let gpuMs = renderer.lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
     }
 
     /// The whole job: validate, decode, analyse, render, then encode and write its outputs.

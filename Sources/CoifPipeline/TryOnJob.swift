@@ -123,6 +123,7 @@ public struct TryOnJob: Sendable {
         for input in inputs { seen[canonicalPath(input)] = input }
         for output in outputs {
             try AtomicFile.checkWritable(output)
+            if AtomicFile.isSpecialFile(output) { continue }  // /dev/null twice is fine
             let key = canonicalPath(output)
             if let other = seen[key] {
                 let what = inputs.contains(other) ? "it is an input (\(other))" : "another output of this command writes it (\(other))"

@@ -79,14 +79,17 @@ public struct Lighting: Sendable, Equatable {
 public struct HairLook: Sendable, Equatable {
     public var shading: HairShading
     public var lighting: Lighting
+    /// What the look is called in records (timing JSON, sheet labels): the colour's name, or "custom".
+    public var name: String
 
     /// The colour's shading under Coif's default lights.
-    public init(color: HairColor) {
-        self.init(shading: HairShading(color: color))
+    public init(color: HairColor, lighting: Lighting = Lighting()) {
+        self.init(shading: HairShading(color: color), lighting: lighting, name: color.name)
     }
 
-    public init(shading: HairShading, lighting: Lighting = Lighting()) {
+    public init(shading: HairShading, lighting: Lighting = Lighting(), name: String = "custom") {
         self.shading = shading
         self.lighting = lighting
+        self.name = name
     }
 }

@@ -3,6 +3,7 @@
 // Takes a decoded Frame, never a path: a still, a video frame and a test's in-memory image go through the
 // same code. Needs no GPU, so `coif landmarks` and the evaluation commands use it alone.
 import CoifCore
+import Foundation
 
 /// Which face in a frame gets hair.
 public enum FaceChoice: Sendable, Equatable {
@@ -105,8 +106,14 @@ public final class FaceAnalyzer {
         guard landmarks.count == 68 else { throw CoifError.noFace(path: frame.source) }
         let face = Face(box: box, landmarks: landmarks)
         let intrinsics = Self.intrinsics(for: frame)
-        let pose = try timing.measure(.pose) {
-            try solvePose(landmarks: landmarks, intrinsics: intrinsics)
+        let pose: HeadPose
+        do {
+            pose = try timing.measure(.pose) { try solvePose(landmarks: landmarks, intrinsics: intrinsics) }
+        } catch {
+            // solvePnP finds nothing in front of the camera when the camera is far from the photo's own
+            // (a 2° field of view, a super-zoom's EXIF): the user's input, not a bug.
+            let fov = 2 * atan(Double(frame.image.width) / 2 / intrinsics.fx) * 180 / .pi
+            throw CoifError.poseNotFound(path: frame.source, reason: String(format: "camera field of view %.1f°; try --fov-degrees near 50", fov))
         }
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
         return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: pose, faceWidthPx: faceWidth)

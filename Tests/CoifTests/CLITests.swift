@@ -162,4 +162,65 @@ final class CLITests: XCTestCase {
         XCTAssertLessThan(abs(pose["rollDegrees"] as! Double), 20)
         XCTAssertGreaterThan((pose["tvec"] as! [Double])[2], 200)
     }
+
+    /// A strip longer than the detection scale (its short side would shrink to nothing): no face, exit 13,
+    /// one line; before, a precondition in the downscale crashed the process (SIGILL).
+    func testSliverImageHasNoFaceInsteadOfACrash() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for (w, h) in [(1, 2049), (2049, 1), (2, 4097)] {
+            let path = dir + "/sliver-\(w)x\(h).png"
+            try AtomicFile.write(try PNGFile.encode(PixelImage(width: w, height: h, channels: 3, fill: 128)), to: path)
+            try assertRenderFails([path, "-o", "\(dir)/out.png"], code: 13, mentions: "sliver-\(w)x\(h).png: no face", watching: dir)
+        }
+    }
+
+    /// A legal but extreme camera (2° of field of view) finds no pose: a documented exit 13, not an
+    /// internal error.
+    func testExtremeFieldOfViewIsNoPoseNotAnInternalError() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        try assertRenderFails([try Fixtures.requireAstronaut(), "--fov-degrees", "2", "-o", "\(dir)/out.png"],
+                              code: 13, mentions: "no head pose fits the face", watching: dir)
+    }
+
+    /// Argument-parser errors are one `coif:` line with exit 64; a control character in a path is escaped.
+    func testUsageErrorsAndOddPathsAreOneLine() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for arguments in [["--strands", "abc"], ["--no-such-flag"], []] {
+            let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut()] + arguments + (arguments.isEmpty ? [] : ["-o", dir + "/o.png"]))
+            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("coif: "), run.stderr)
+        }
+        try assertRenderFails(["\(dir)/new\nline.jpg", "-o", "\(dir)/out.png"], code: 10, mentions: "new\\nline.jpg", watching: dir)
+        // Values of Coif's own types keep their documented codes.
+        try assertRenderFails([try Fixtures.requireAstronaut(), "--face", "left", "-o", "\(dir)/out.png"], code: 22, mentions: "--face", watching: dir)
+        try assertRenderFails([try Fixtures.requireAstronaut(), "--png-compression", "max", "-o", "\(dir)/out.png"],
+                              code: 22, mentions: "--png-compression", watching: dir)
+    }
+
+    /// `-o` naming a FIFO writes into it (a reader gets the PNG) and leaves it a FIFO; the input itself as
+    /// the output is refused before anything is rendered.
+    func testOutputIntoAFIFOAndNeverOverTheInput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let fifo = dir + "/pipe.png"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(fifo)' > '\(dir)/received'"]
+        try reader.run()
+        let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "-o", fifo])
+        reader.waitUntilExit()
+        XCTAssertEqual(run.status, 0, run.stderr)
+        var info = stat()
+        XCTAssertEqual(stat(fifo, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+        let received = try PNGFile.read(path: dir + "/received", channels: 3)
+        XCTAssertEqual(received.width, 512)
+        try FileManager.default.removeItem(atPath: fifo)
+        try FileManager.default.removeItem(atPath: dir + "/received")
+        try FileManager.default.copyItem(atPath: try Fixtures.requireAstronaut(), toPath: dir + "/in.png")
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/in.png"))
+        try assertRenderFails([dir + "/in.png", "-o", dir + "/in.png"], code: 22, mentions: "it is an input", watching: dir)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/in.png")), before)
+    }
 }

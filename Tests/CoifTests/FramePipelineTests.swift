@@ -39,6 +39,39 @@ final class FramePipelineTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/job.png")), try Data(contentsOf: URL(fileURLWithPath: dir + "/cli.png")))
     }
 
+    /// Held steady across the frames of a shot: a pinned level of detail, and a render target that is not
+    /// re-allocated when the next crop is smaller. The pixels are those of a fresh target.
+    func testLevelOfDetailAndRenderTargetHeldAcrossFrames() throws {
+        let engine = try Fixtures.sharedEngine()
+        defer { engine.holdsRenderTarget = false }
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let color = try HairColor.parse("black")
+        func render(_ style: String) throws -> TryOnResult {
+            var t = FrameTiming()
+            return try engine.render(analysis: analysis, style: style, color: color, seed: 1, timing: &t)
+        }
+        engine.holdsRenderTarget = false
+        let small = try render("buzz-cut").images.composite
+        let smallBytes = engine.renderer.targetBytes
+        _ = try render("long-wavy")
+        let largeBytes = engine.renderer.targetBytes
+        XCTAssertGreaterThan(largeBytes, smallBytes, "long hair needs the larger crop")
+        engine.holdsRenderTarget = true
+        _ = try render("long-wavy")
+        let held = try render("buzz-cut").images.composite
+        XCTAssertEqual(engine.renderer.targetBytes, largeBytes, "the smaller frame drew into the held target")
+        XCTAssertEqual(held, small, "same pixels as a target of the frame's own size")
+        // A pinned level of detail is used as it is, whatever the face's size.
+        var job = TryOnJob(input: .frame(analysis.frame), style: "bob", look: HairLook(color: color))
+        job.levelOfDetail = LevelOfDetail(strandCount: 1234, pointsPerStrand: 12, widthScale: 1.5)
+        var t = FrameTiming()
+        let pinned = try engine.render([analysis], job: job, timing: &t)
+        XCTAssertEqual(pinned.levelOfDetail, job.levelOfDetail)
+        XCTAssertEqual(pinned.timing.strandCount, 1234)
+        XCTAssertEqual(pinned.timing.segmentCount, 1234 * 11)
+    }
+
     func assertInvalidOption(_ job: TryOnJob, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let styles = try Fixtures.sharedEngine().styles
         XCTAssertThrowsError(try job.validate(styles: styles), file: file, line: line) { error in

@@ -10,7 +10,7 @@ final class HairLookTests: XCTestCase {
         let color = try HairColor.parse("auburn")
         let look = HairLook(color: color)
         XCTAssertEqual(look.lighting, Lighting())
-        XCTAssertEqual(look, HairLook(shading: HairShading(color: color), lighting: Lighting()))
+        XCTAssertEqual(look, HairLook(shading: HairShading(color: color), lighting: Lighting(), name: "auburn"))
         let derived = look.shading
         let spelled = HairShading(albedoLinear: derived.albedoLinear, primaryTint: derived.primaryTint,
                                   primaryShift: -0.08, secondaryShift: 0.12, primaryExponent: 80, secondaryExponent: 24,
