@@ -50,25 +50,27 @@ extension FaceChoice: ExpressibleByArgument {
 
 extension PNGCompression: ExpressibleByArgument {
     public init?(argument: String) {
-        guard let value = ArgumentFailure.convert({ () throws -> PNGCompression in
-            guard let value = PNGCompression(rawValue: argument) else {
-                throw CoifError.invalidOption(name: "--png-compression", reason: "must be fast or small, got '\(argument)'")
-            }
-            return value
-        }) else { return nil }
+        guard let value: PNGCompression = choice(argument, flag: "--png-compression") else { return nil }
         self = value
     }
 }
 
 extension PreviewView: ExpressibleByArgument {
     public init?(argument: String) {
-        guard let value = ArgumentFailure.convert({ () throws -> PreviewView in
-            guard let value = PreviewView(rawValue: argument) else {
-                throw CoifError.invalidOption(name: "--view", reason: "must be front, left, back or top, got '\(argument)'")
-            }
-            return value
-        }) else { return nil }
+        guard let value: PreviewView = choice(argument, flag: "--view") else { return nil }
         self = value
+    }
+}
+
+/// One of an enumerated option's values by name; else nil, keeping `invalidOption` naming the flag and
+/// the choices (exit 22).
+func choice<T: RawRepresentable & CaseIterable>(_ argument: String, flag: String) -> T? where T.RawValue == String {
+    ArgumentFailure.convert {
+        guard let value = T(rawValue: argument) else {
+            let names = T.allCases.map(\.rawValue)
+            throw CoifError.invalidOption(name: flag, reason: "must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got '\(argument)'")
+        }
+        return value
     }
 }
 
