@@ -321,19 +321,9 @@ public enum GroomImport {
 
     // MARK: Output
 
-    /// OBJ text of a placed groom (3 decimals, one `l` per strand), as the generator writes styles.
+    /// OBJ text of a placed groom (one `l` per strand), as the generator writes styles.
     public static func objText(name: String, source: String, strands: StrandSet) -> String {
-        var out = "# Coif hairstyle '\(name)': \(strands.strandCount) guide strands × \(strands.pointsPerStrand) points, root first.\n"
-        out += "# Head space (mm, +x subject's left, +y up, +z toward camera). Imported by `coif groom import` from \(source).\n"
-        out += "o \(name)\n"
-        for v in strands.positions { out += "v \(fixed(v.x)) \(fixed(v.y)) \(fixed(v.z))\n" }
-        var index = 1
-        for _ in 0..<strands.strandCount {
-            out += "l"
-            for _ in 0..<strands.pointsPerStrand { out += " \(index)"; index += 1 }
-            out += "\n"
-        }
-        return out
+        OBJWriter.hairstyle(name: name, strands: strands, provenance: "Imported by `coif groom import` from \(source).")
     }
 
     /// Imports `path` as style `name` into `meshesDirectory`: writes styles/NAME.obj and adds (or replaces)

@@ -394,18 +394,16 @@ enum HeadMeshBuilder {
         return HeadMesh(vertices: vertices, triangles: faces, isScalp: scalp)
     }
 
-    /// OBJ text: all vertices (3 decimals), then group `head`, then group `scalp`; 1-based indices.
+    /// OBJ text: all vertices, then group `head`, then group `scalp`.
     static func objText(_ mesh: HeadMesh, header: [String]) -> String {
-        var out = header.map { "# " + $0 + "\n" }.joined()
-        out.reserveCapacity(mesh.vertices.count * 32 + mesh.triangles.count * 24)
-        for v in mesh.vertices { out += "v \(fixed(v.x)) \(fixed(v.y)) \(fixed(v.z))\n" }
+        var obj = OBJWriter(comments: header, reservingCapacity: mesh.vertices.count * 32 + mesh.triangles.count * 24)
+        for v in mesh.vertices { obj.vertex(v) }
         for (name, wantScalp) in [("head", false), ("scalp", true)] {
-            out += "o \(name)\ng \(name)\n"
-            for (i, f) in mesh.triangles.enumerated() where mesh.isScalp[i] == wantScalp {
-                out += "f \(f.x + 1) \(f.y + 1) \(f.z + 1)\n"
-            }
+            obj.object(name)
+            obj.group(name)
+            for (i, f) in mesh.triangles.enumerated() where mesh.isScalp[i] == wantScalp { obj.face(f) }
         }
-        return out
+        return obj.text
     }
 }
 
