@@ -308,18 +308,10 @@ enum StyleGenerator {
             candidates.append(p + shape.surfaceNormal(p) * 0.5)
         }
         func accept(radius: Float) -> [Vec3] {
-            let cell = radius
-            var grid: [SIMD3<Int32>: [Int]] = [:]
+            var grid = SpatialGrid(bounding: candidates, cellMm: radius)
             var kept: [Vec3] = []
-            func key(_ p: Vec3) -> SIMD3<Int32> {
-                SIMD3<Int32>(Int32((p.x / cell).rounded(.down)), Int32((p.y / cell).rounded(.down)), Int32((p.z / cell).rounded(.down)))
-            }
-            outer: for p in candidates {
-                let k = key(p)
-                for dx in Int32(-1)...1 { for dy in Int32(-1)...1 { for dz in Int32(-1)...1 {
-                    for j in grid[k &+ SIMD3(dx, dy, dz)] ?? [] where length(kept[j] - p) < radius { continue outer }
-                } } }
-                grid[k, default: []].append(kept.count)
+            for p in candidates where !grid.contains(near: p, radius: radius, where: { length(kept[$0] - p) < radius }) {
+                grid.append(p)
                 kept.append(p)
             }
             return kept
