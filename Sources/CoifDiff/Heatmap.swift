@@ -42,24 +42,25 @@ public enum Heatmap {
                 pixels[o] = color.0; pixels[o + 1] = color.1; pixels[o + 2] = color.2
             }
         }
-        drawLegend(into: &pixels, width: width, top: map.height, threshold: threshold)
-        return PixelImage(width: width, height: height, channels: 3, pixels: pixels)
+        var image = PixelImage(width: width, height: height, channels: 3, pixels: pixels)
+        drawLegend(into: &image, top: map.height, threshold: threshold)
+        return image
     }
 
-    private static func drawLegend(into pixels: inout [UInt8], width: Int, top: Int, threshold: Double) {
-        let height = top + legendHeight
+    private static func drawLegend(into image: inout PixelImage, top: Int, threshold: Double) {
+        let width = image.width, height = image.height
         func fill(_ x0: Int, _ y0: Int, _ w: Int, _ h: Int, _ c: (UInt8, UInt8, UInt8)) {
             for y in max(y0, 0)..<min(y0 + h, height) {
                 for x in max(x0, 0)..<min(x0 + w, width) {
                     let o = (y * width + x) * 3
-                    pixels[o] = c.0; pixels[o + 1] = c.1; pixels[o + 2] = c.2
+                    image.pixels[o] = c.0; image.pixels[o + 1] = c.1; image.pixels[o + 2] = c.2
                 }
             }
         }
         let ink: (UInt8, UInt8, UInt8) = (20, 20, 20)
         fill(0, top, width, 1, ink)  // separator
         // Label, then the ramp bar over error = threshold…255 with ticks.
-        BitmapFont.draw("ERR", x: 4, y: top + 6, scale: 2, color: ink, into: &pixels, width: width, height: height)
+        BitmapFont.draw("ERR", x: 4, y: top + 6, scale: 2, color: ink, into: &image)
         let barX = 4 + BitmapFont.width(of: "ERR", scale: 2) + 6
         let swatches = 4 + BitmapFont.width(of: "AA", scale: 2) + 4 + 14 + 4 + BitmapFont.width(of: "OUT", scale: 2) + 14 + 8
         let barWidth = max(width - barX - swatches - 8, 60)
@@ -74,15 +75,15 @@ public enum Heatmap {
             let label = formatNumber(tick, digits: 1)
             let labelWidth = BitmapFont.width(of: label, scale: 2)
             let labelX = min(max(x - labelWidth / 2, barX), barX + barWidth - labelWidth)
-            BitmapFont.draw(label, x: labelX, y: top + 23, scale: 2, color: ink, into: &pixels, width: width, height: height)
+            BitmapFont.draw(label, x: labelX, y: top + 23, scale: 2, color: ink, into: &image)
         }
         // Swatches: anti-aliasing, outside the mask.
         var x = barX + barWidth + 10
         fill(x, top + 5, 12, 12, antialiasColor)
-        BitmapFont.draw("AA", x: x + 16, y: top + 6, scale: 2, color: ink, into: &pixels, width: width, height: height)
+        BitmapFont.draw("AA", x: x + 16, y: top + 6, scale: 2, color: ink, into: &image)
         x += 16 + BitmapFont.width(of: "AA", scale: 2) + 8
         fill(x, top + 5, 12, 12, (120, 120, 120))
-        BitmapFont.draw("OUT", x: x + 16, y: top + 6, scale: 2, color: ink, into: &pixels, width: width, height: height)
+        BitmapFont.draw("OUT", x: x + 16, y: top + 6, scale: 2, color: ink, into: &image)
     }
 
     /// The threshold (or 1), 255 and round values between.

@@ -51,7 +51,7 @@ public struct ChildInterpolation: Sendable {
             total += length(cross(b - a, c - a)) * 0.5
             cumulative[t] = total
         }
-        let grid = RootGrid(guides: guides, cellMm: 12)
+        let grid = SpatialGrid(points: (0..<guideCount).lazy.map { guides.positions[$0 * p] }, cellMm: 12)
         let total0 = guideCount * p
         var out = [Vec3](repeating: .zero, count: total0 + childCount * p)
         out.withUnsafeMutableBufferPointer { buf in
@@ -95,7 +95,7 @@ public struct ChildInterpolation: Sendable {
 
     @inline(__always)
     private func makeChild(_ child: Int, into dst: UnsafeMutablePointer<Vec3>, points p: Int,
-                           guides g: UnsafePointer<Vec3>, grid: RootGrid, shape: UnsafePointer<HeadShape>,
+                           guides g: UnsafePointer<Vec3>, grid: SpatialGrid, shape: UnsafePointer<HeadShape>,
                            vertices: UnsafePointer<Vec3>, scalp t: UnsafePointer<UInt32>,
                            cdf: UnsafePointer<Float>, triCount: Int, totalArea: Float) {
         var rng = SeededRandom(seed: seed, stream: UInt64(child))
@@ -121,8 +121,11 @@ public struct ChildInterpolation: Sendable {
             if d0 < 0.3 { root += shape.surfaceNormal(root) * (0.3 - d0) }
             // A draw far from every guide (most draws, for a strip like a mohawk) is turned down by a search
             // of the few cells within reach, before the full nearest-3 search that would widen over the grid.
-            if retry < 11 && !grid.hasRoot(within: maxGuideDistanceMm, of: root, guides: g, pointsPerStrand: p) { continue }
-            near = grid.nearest3(root, guides: g, pointsPerStrand: p)
+            if retry < 11 && !grid.contains(near: root, radius: maxGuideDistanceMm, where: { i in
+                let d = g[i * p] - root
+                return dot(d, d) <= maxGuideDistanceMm * maxGuideDistanceMm
+            }) { continue }
+            near = Self.nearestGuides(root, grid: grid, guides: g, pointsPerStrand: p)
             let offset = root - g[near.0 * p]
             if dot(offset, offset) <= maxGuideDistanceMm * maxGuideDistanceMm { break }
             if retry == 11 {
@@ -130,7 +133,7 @@ public struct ChildInterpolation: Sendable {
                 // on a chord, inside the curved scalp, so lift it back onto the surface.
                 root = g[near.0 * p] + offset * (maxGuideDistanceMm * 0.5 / length(offset))
                 root = shape.pushOutside(root, margin: 0.3)
-                near = grid.nearest3(root, guides: g, pointsPerStrand: p)
+                near = Self.nearestGuides(root, grid: grid, guides: g, pointsPerStrand: p)
             }
         }
 
@@ -194,97 +197,12 @@ public struct ChildInterpolation: Sendable {
     }
 }
 
-/// Uniform grid over guide roots (counting-sort layout, no per-query allocation).
-struct RootGrid: Sendable {
-    var origin: Vec3
-    var cell: Float
-    var dims: SIMD3<Int32>
-    var cellStart: [Int32]
-    var items: [Int32]
-
-    init(guides: StrandSet, cellMm: Float) {
-        let n = guides.strandCount, p = guides.pointsPerStrand
-        var lo = Vec3(repeating: .greatestFiniteMagnitude), hi = Vec3(repeating: -.greatestFiniteMagnitude)
-        for i in 0..<n { let r = guides.positions[i * p]; lo = pointwiseMin(lo, r); hi = pointwiseMax(hi, r) }
-        origin = lo - Vec3(repeating: 0.5)
-        cell = cellMm
-        let extent = (hi - origin) / cellMm
-        dims = SIMD3<Int32>(Int32(extent.x) + 1, Int32(extent.y) + 1, Int32(extent.z) + 1)
-        let cellCount = Int(dims.x) * Int(dims.y) * Int(dims.z)
-        var counts = [Int32](repeating: 0, count: cellCount + 1)
-        var cellOf = [Int](repeating: 0, count: n)
-        for i in 0..<n {
-            let c = RootGrid.cellCoord(guides.positions[i * p], origin: origin, cell: cell, dims: dims)
-            let idx = Int(c.x) + Int(dims.x) * (Int(c.y) + Int(dims.y) * Int(c.z))
-            cellOf[i] = idx
-            counts[idx + 1] += 1
-        }
-        for i in 0..<cellCount { counts[i + 1] += counts[i] }
-        cellStart = counts
-        var fill = counts
-        items = [Int32](repeating: 0, count: n)
-        for i in 0..<n { items[Int(fill[cellOf[i]])] = Int32(i); fill[cellOf[i]] += 1 }
-    }
-
-    @inline(__always) static func cellCoord(_ p: Vec3, origin: Vec3, cell: Float, dims: SIMD3<Int32>) -> SIMD3<Int32> {
-        let f = (p - origin) / cell
-        return SIMD3<Int32>(min(max(Int32(f.x.rounded(.down)), 0), dims.x - 1),
-                            min(max(Int32(f.y.rounded(.down)), 0), dims.y - 1),
-                            min(max(Int32(f.z.rounded(.down)), 0), dims.z - 1))
-    }
-
-    /// Whether some guide root lies within `radius` of `q` (searches only the cells that can hold one).
+extension ChildInterpolation {
+    /// The 3 guides whose roots are nearest q (fewer guides: repeats) and normalised inverse-distance weights.
     @inline(__always)
-    func hasRoot(within radius: Float, of q: Vec3, guides g: UnsafePointer<Vec3>, pointsPerStrand p: Int) -> Bool {
-        let lo = RootGrid.cellCoord(q - Vec3(repeating: radius), origin: origin, cell: cell, dims: dims)
-        let hi = RootGrid.cellCoord(q + Vec3(repeating: radius), origin: origin, cell: cell, dims: dims)
-        let limit = radius * radius
-        for z in lo.z...hi.z {
-            for y in lo.y...hi.y {
-                for x in lo.x...hi.x {
-                    let idx = Int(x) + Int(dims.x) * (Int(y) + Int(dims.y) * Int(z))
-                    for k in Int(cellStart[idx])..<Int(cellStart[idx + 1]) {
-                        let d = g[Int(items[k]) * p] - q
-                        if dot(d, d) <= limit { return true }
-                    }
-                }
-            }
-        }
-        return false
-    }
-
-    /// The 3 nearest guide roots (fewer guides: repeats) and normalised inverse-distance weights.
-    @inline(__always)
-    func nearest3(_ q: Vec3, guides g: UnsafePointer<Vec3>, pointsPerStrand p: Int) -> (Int, Int, Int, Float, Float, Float) {
-        var bi = (0, 0, 0)
-        var bd = (Float.infinity, Float.infinity, Float.infinity)
-        let c = RootGrid.cellCoord(q, origin: origin, cell: cell, dims: dims)
-        let maxRing = Int32(max(dims.x, max(dims.y, dims.z)))
-        var ring: Int32 = 0
-        while ring <= maxRing {
-            for z in (c.z - ring)...(c.z + ring) where z >= 0 && z < dims.z {
-                for y in (c.y - ring)...(c.y + ring) where y >= 0 && y < dims.y {
-                    for x in (c.x - ring)...(c.x + ring) where x >= 0 && x < dims.x {
-                        // Only the shell of this ring (inner cells were searched already).
-                        if ring > 0 && abs(x - c.x) < ring && abs(y - c.y) < ring && abs(z - c.z) < ring { continue }
-                        let idx = Int(x) + Int(dims.x) * (Int(y) + Int(dims.y) * Int(z))
-                        for k in Int(cellStart[idx])..<Int(cellStart[idx + 1]) {
-                            let gi = Int(items[k])
-                            let d = length(g[gi * p] - q)
-                            if d < bd.2 {
-                                if d < bd.1 {
-                                    bd.2 = bd.1; bi.2 = bi.1
-                                    if d < bd.0 { bd.1 = bd.0; bi.1 = bi.0; bd.0 = d; bi.0 = gi } else { bd.1 = d; bi.1 = gi }
-                                } else { bd.2 = d; bi.2 = gi }
-                            }
-                        }
-                    }
-                }
-            }
-            // Every unsearched root is farther than `ring * cell` from q.
-            if bd.2 <= Float(ring) * cell { break }
-            ring += 1
-        }
+    static func nearestGuides(_ q: Vec3, grid: SpatialGrid, guides g: UnsafePointer<Vec3>,
+                              pointsPerStrand p: Int) -> (Int, Int, Int, Float, Float, Float) {
+        var (bi, bd) = grid.nearest3(to: q) { length(g[$0 * p] - q) }
         if bd.1 == .infinity { bi.1 = bi.0; bd.1 = bd.0 }
         if bd.2 == .infinity { bi.2 = bi.1; bd.2 = bd.1 }
         // Inverse-distance weights, softened by 1 mm so a child on a guide root is finite.

@@ -258,9 +258,11 @@ public enum GroomImport {
         var usedHead = false
         if let sourceHead, sphere.radius.isFinite {
             // Scalp vertices of the source head: within 15% of the root sphere's radius of some root.
-            let limit = (sphere.radius * 0.15) * (sphere.radius * 0.15)
-            let grid = PointGrid(points: roots, cell: sphere.radius * 0.15)
-            let scalp = sourceHead.filter { grid.anyWithin(limit, of: $0) }
+            let reach = sphere.radius * 0.15, limit = reach * reach
+            let grid = SpatialGrid(points: roots, cellMm: reach)
+            let scalp = sourceHead.filter { q in
+                grid.contains(near: q, radius: reach) { let d = roots[$0] - q; return dot(d, d) <= limit }
+            }
             if scalp.count >= 20 { sphere = symmetricSphere(scalp); usedHead = true }
         }
         let target = headSphere(head)
@@ -321,19 +323,9 @@ public enum GroomImport {
 
     // MARK: Output
 
-    /// OBJ text of a placed groom (3 decimals, one `l` per strand), as the generator writes styles.
+    /// OBJ text of a placed groom (one `l` per strand), as the generator writes styles.
     public static func objText(name: String, source: String, strands: StrandSet) -> String {
-        var out = "# Coif hairstyle '\(name)': \(strands.strandCount) guide strands × \(strands.pointsPerStrand) points, root first.\n"
-        out += "# Head space (mm, +x subject's left, +y up, +z toward camera). Imported by `coif groom import` from \(source).\n"
-        out += "o \(name)\n"
-        for v in strands.positions { out += "v \(fixed(v.x)) \(fixed(v.y)) \(fixed(v.z))\n" }
-        var index = 1
-        for _ in 0..<strands.strandCount {
-            out += "l"
-            for _ in 0..<strands.pointsPerStrand { out += " \(index)"; index += 1 }
-            out += "\n"
-        }
-        return out
+        OBJWriter.hairstyle(name: name, strands: strands, provenance: "Imported by `coif groom import` from \(source).")
     }
 
     /// Imports `path` as style `name` into `meshesDirectory`: writes styles/NAME.obj and adds (or replaces)
@@ -399,25 +391,5 @@ extension StyleCatalog {
             out += i == styles.count - 1 ? "\n" : ",\n"
         }
         return out + "  ]\n}\n"
-    }
-}
-
-/// Uniform grid over points for "is any point within r of q" queries.
-struct PointGrid {
-    var cell: Float
-    var buckets: [SIMD3<Int32>: [Vec3]] = [:]
-    init(points: [Vec3], cell: Float) {
-        self.cell = max(cell, 1e-6)
-        for p in points { buckets[key(p), default: []].append(p) }
-    }
-    func key(_ p: Vec3) -> SIMD3<Int32> {
-        SIMD3<Int32>(Int32((p.x / cell).rounded(.down)), Int32((p.y / cell).rounded(.down)), Int32((p.z / cell).rounded(.down)))
-    }
-    func anyWithin(_ limitSquared: Float, of q: Vec3) -> Bool {
-        let k = key(q)
-        for dx in Int32(-1)...1 { for dy in Int32(-1)...1 { for dz in Int32(-1)...1 {
-            for p in buckets[k &+ SIMD3(dx, dy, dz)] ?? [] { let d = p - q; if dot(d, d) <= limitSquared { return true } }
-        } } }
-        return false
     }
 }

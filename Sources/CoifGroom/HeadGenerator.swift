@@ -7,21 +7,6 @@ import Foundation
 
 // MARK: - Landmarks
 
-/// The iBUG 300-W 68-point scheme: which point is the mirror image of which (subject's right ↔ left).
-enum IBUG68 {
-    static let mirror: [Int] = {
-        var m = Array(0..<68)
-        func pair(_ a: Int, _ b: Int) { m[a] = b; m[b] = a }
-        for i in 0...7 { pair(i, 16 - i) }                       // jaw 0↔16 … 7↔9, chin 8 alone
-        for i in 0...4 { pair(17 + i, 26 - i) }                  // brows 17↔26 … 21↔22
-        pair(31, 35); pair(32, 34)                               // nostrils; bridge 27–30 and 33 alone
-        pair(36, 45); pair(37, 44); pair(38, 43); pair(39, 42); pair(40, 47); pair(41, 46)   // eyes
-        pair(48, 54); pair(49, 53); pair(50, 52); pair(55, 59); pair(56, 58)                 // outer lips
-        pair(60, 64); pair(61, 63); pair(65, 67)                                             // inner lips
-        return m
-    }()
-}
-
 /// The result of fitting the reference landmarks: 68 points in head space (mm) and the per-image
 /// Procrustes residuals that say how well one rigid-plus-scale template explains each ground-truth face.
 struct LandmarkFit: Sendable {
@@ -91,7 +76,7 @@ enum LandmarkFitting {
         }
 
         // Bilateral symmetry: mirror (x → −x) and relabel, rigidly align to the original, average.
-        let mirrored = (0..<68).map { i -> DVec3 in let p = mean[IBUG68.mirror[i]]; return DVec3(-p.x, p.y, p.z) }
+        let mirrored = (0..<68).map { i -> DVec3 in let p = mean[Landmarks68.mirror[i]]; return DVec3(-p.x, p.y, p.z) }
         let r = Procrustes.rotation(from: mirrored, to: mean)   // both are centred
         var sym = (0..<68).map { (mean[$0] + r.apply(mirrored[$0])) * 0.5 }
 
@@ -115,9 +100,9 @@ enum LandmarkFitting {
         }
         // Exact symmetry in the canonical frame (removes the last rounding of the axes).
         sym = (0..<68).map { i in
-            let m = sym[IBUG68.mirror[i]]
+            let m = sym[Landmarks68.mirror[i]]
             let p = (sym[i] + DVec3(-m.x, m.y, m.z)) * 0.5
-            return IBUG68.mirror[i] == i ? DVec3(0, p.y, p.z) : p
+            return Landmarks68.mirror[i] == i ? DVec3(0, p.y, p.z) : p
         }
         let scale = outerEyeCornerWidthMm / dlength(sym[45] - sym[36])
         sym = sym.map { $0 * scale }
@@ -409,18 +394,16 @@ enum HeadMeshBuilder {
         return HeadMesh(vertices: vertices, triangles: faces, isScalp: scalp)
     }
 
-    /// OBJ text: all vertices (3 decimals), then group `head`, then group `scalp`; 1-based indices.
+    /// OBJ text: all vertices, then group `head`, then group `scalp`.
     static func objText(_ mesh: HeadMesh, header: [String]) -> String {
-        var out = header.map { "# " + $0 + "\n" }.joined()
-        out.reserveCapacity(mesh.vertices.count * 32 + mesh.triangles.count * 24)
-        for v in mesh.vertices { out += "v \(fixed(v.x)) \(fixed(v.y)) \(fixed(v.z))\n" }
+        var obj = OBJWriter(comments: header, reservingCapacity: mesh.vertices.count * 32 + mesh.triangles.count * 24)
+        for v in mesh.vertices { obj.vertex(v) }
         for (name, wantScalp) in [("head", false), ("scalp", true)] {
-            out += "o \(name)\ng \(name)\n"
-            for (i, f) in mesh.triangles.enumerated() where mesh.isScalp[i] == wantScalp {
-                out += "f \(f.x + 1) \(f.y + 1) \(f.z + 1)\n"
-            }
+            obj.object(name)
+            obj.group(name)
+            for (i, f) in mesh.triangles.enumerated() where mesh.isScalp[i] == wantScalp { obj.face(f) }
         }
-        return out
+        return obj.text
     }
 }
 

@@ -1,7 +1,7 @@
 // ContactSheet: every style (× every colour) on one photo, as a labelled grid. The photo is analysed once
 // (decode, detect, landmarks, pose) and each tile is one `TryOnEngine.render`, so a sheet of 15 styles costs
-// one analysis plus 15 renders in one process. Tiles are area-downsampled composites; labels use a tiny
-// 3×5 bitmap font of our own (CoifDiff's font is internal to that module and has no J, Q or Z).
+// one analysis plus 15 renders in one process. Tiles are area-downsampled composites; labels use CoifCore's
+// 3×5 BitmapFont.
 import CoifCore
 import CoifGroom
 import CoifRender
@@ -45,7 +45,7 @@ public enum ContactSheet {
         let tileW = request.tileWidthPx
         let tileH = max(1, Int((Double(photo.height) * Double(tileW) / Double(photo.width)).rounded()))
         let scale = max(1, tileW / 128)
-        let labelH = (BitmapGlyphs.height + 4) * scale
+        let labelH = (BitmapFont.glyphHeight + 4) * scale
         let columns = min(cells.count, request.colors.count > 1 ? styles.count : min(5, cells.count))
         let rows = (cells.count + columns - 1) / columns
         let width = columns * tileW, height = rows * (tileH + labelH)
@@ -59,8 +59,8 @@ public enum ContactSheet {
             blitDownsampled(result.images.composite, into: &sheet, x: x0, y: y0, width: tileW, height: tileH)
             let styleName = try engine.style(named: cell.style).name
             let label = request.colors.count > 1 ? "\(styleName) \(cell.look.name)" : styleName
-            BitmapGlyphs.draw(label, x: x0 + 2 * scale, y: y0 + tileH + 2 * scale, scale: scale, into: &sheet,
-                              maxWidth: tileW - 4 * scale)
+            BitmapFont.draw(label, x: x0 + 2 * scale, y: y0 + tileH + 2 * scale, scale: scale, color: (20, 20, 20),
+                            into: &sheet, maxWidth: tileW - 4 * scale)
         }
         return (sheet, timing)
     }
@@ -83,45 +83,6 @@ public enum ContactSheet {
                 let o = ((y + ty) * sheet.width + x + tx) * 3
                 sheet.pixels[o] = UInt8(sum.0 / n); sheet.pixels[o + 1] = UInt8(sum.1 / n); sheet.pixels[o + 2] = UInt8(sum.2 / n)
             }
-        }
-    }
-}
-
-/// A 3×5 pixel font: capitals (lower case is drawn as capitals), digits and a little punctuation.
-enum BitmapGlyphs {
-    static let width = 3, height = 5
-    /// Rows top to bottom, 3 bits each, bit 2 = left column.
-    static let rows: [Character: [UInt8]] = [
-        "A": [2, 5, 7, 5, 5], "B": [6, 5, 6, 5, 6], "C": [3, 4, 4, 4, 3], "D": [6, 5, 5, 5, 6], "E": [7, 4, 6, 4, 7],
-        "F": [7, 4, 6, 4, 4], "G": [3, 4, 5, 5, 3], "H": [5, 5, 7, 5, 5], "I": [7, 2, 2, 2, 7], "J": [1, 1, 1, 5, 2],
-        "K": [5, 5, 6, 5, 5], "L": [4, 4, 4, 4, 7], "M": [5, 7, 7, 5, 5], "N": [6, 5, 5, 5, 5], "O": [2, 5, 5, 5, 2],
-        "P": [6, 5, 6, 4, 4], "Q": [2, 5, 5, 6, 3], "R": [6, 5, 6, 5, 5], "S": [3, 4, 2, 1, 6], "T": [7, 2, 2, 2, 2],
-        "U": [5, 5, 5, 5, 7], "V": [5, 5, 5, 5, 2], "W": [5, 5, 7, 7, 5], "X": [5, 5, 2, 5, 5], "Y": [5, 5, 2, 2, 2],
-        "Z": [7, 1, 2, 4, 7],
-        "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [6, 1, 2, 4, 7], "3": [6, 1, 2, 1, 6], "4": [5, 5, 7, 1, 1],
-        "5": [7, 4, 6, 1, 6], "6": [3, 4, 7, 5, 7], "7": [7, 1, 2, 2, 2], "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 6],
-        "-": [0, 0, 7, 0, 0], ".": [0, 0, 0, 0, 2], "#": [5, 7, 5, 7, 5], "_": [0, 0, 0, 0, 7], " ": [0, 0, 0, 0, 0],
-    ]
-
-    /// Draws black text with its top-left at (x, y) into an RGB image, clipped to `maxWidth` and the image.
-    static func draw(_ text: String, x: Int, y: Int, scale: Int, into image: inout PixelImage, maxWidth: Int) {
-        var pen = x
-        for character in text.uppercased() {
-            if pen + width * scale > x + maxWidth { break }
-            let glyph = rows[character] ?? rows[" "]!
-            for (row, bits) in glyph.enumerated() {
-                for column in 0..<width where bits & (4 >> UInt8(column)) != 0 {
-                    for dy in 0..<scale {
-                        for dx in 0..<scale {
-                            let px = pen + column * scale + dx, py = y + row * scale + dy
-                            guard px >= 0, py >= 0, px < image.width, py < image.height else { continue }
-                            let i = (py * image.width + px) * image.channels
-                            for c in 0..<3 { image.pixels[i + c] = 20 }
-                        }
-                    }
-                }
-            }
-            pen += (width + 1) * scale
         }
     }
 }

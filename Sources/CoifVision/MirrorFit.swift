@@ -1,29 +1,10 @@
-// MirrorFit: the 68-point mirror permutation, left–right mirrored images and boxes, and landmark fits
-// made on the mirror image and mapped back. dlib's ERT is not mirror-symmetric (its trees were grown on
-// one orientation of each training face), so the fit of the mirror image errs differently from the
-// direct fit: their mean has less variance than either (the usual flip test-time augmentation).
+// MirrorFit: left–right mirrored images and boxes, and landmark fits made on the mirror image and mapped
+// back (points renumbered by CoifCore's `Landmarks68.mirror`). dlib's ERT is not mirror-symmetric (its
+// trees were grown on one orientation of each training face), so the fit of the mirror image errs
+// differently from the direct fit: their mean has less variance than either (the usual flip test-time
+// augmentation).
 
 import CoifCore
-
-public enum Landmarks68 {
-    /// Index i of a face becomes index mirror[i] when the image is flipped left–right (iBUG 300-W order):
-    /// jaw 0…16 reversed, brows 17…21 ↔ 26…22, nose bridge fixed, nostrils 31…35 reversed, eyes swap
-    /// (36↔45, 37↔44, 38↔43, 39↔42, 40↔47, 41↔46), outer lips 48…54 and 55…59 reversed, inner lips
-    /// 60…64 and 65…67 reversed.
-    public static let mirror: [Int] = {
-        var m = Array(0..<68)
-        func swapRange(_ a: [Int], _ b: [Int]) { for (i, j) in zip(a, b) { m[i] = j; m[j] = i } }
-        swapRange(Array(0...7), Array((9...16).reversed()))
-        swapRange(Array(17...21), Array((22...26).reversed()))
-        swapRange([31, 32], [35, 34])
-        swapRange([36, 37, 38, 39, 40, 41], [45, 44, 43, 42, 47, 46])
-        swapRange([48, 49, 50], [54, 53, 52])
-        swapRange([55, 56], [59, 58])
-        swapRange([60, 61], [64, 63])
-        swapRange([65], [67])
-        return m
-    }()
-}
 
 extension PixelImage {
     /// The image flipped left–right (any channel count).
