@@ -1,14 +1,17 @@
-// MeshGeneration: writes everything in Meshes/ from the AFLW2000-3D landmark JSON: the head occluder and
-// scalp (head.obj), its 68 reference landmarks (head-landmarks68.json), one OBJ of guide polylines per
-// built-in style (styles/<name>.obj) and catalog.json. Deterministic: same input, same bytes. Each file is
+// MeshGeneration: writes everything in Meshes/ from the AFLW2000-3D landmark JSON and the style presets:
+// the head occluder and scalp (head.obj), its 68 reference landmarks (head-landmarks68.json), one OBJ of
+// guide polylines per preset (styles/<name>.obj), catalog.json, and the presets themselves
+// (style-presets.json, as given). Deterministic: same input, same bytes. Each file is
 // written to a temporary name beside it and renamed, so a reader never sees half a file.
 import CoifCore
 import Foundation
 
 public enum MeshGeneration {
     /// Writes all generated mesh files under `directory` (created if needed); returns the paths written.
-    public static func generate(into directory: String, aflwLandmarksJSON: String) throws -> [String] {
-        let files = try generateFiles(aflwLandmarksJSON: aflwLandmarksJSON)
+    /// `presetsJSON` is the text of a style presets file (see `StyleParameters.presets`), read from `presetsPath`.
+    public static func generate(into directory: String, aflwLandmarksJSON: String, presetsJSON: String,
+                                presetsPath: String = "Meshes/style-presets.json") throws -> [String] {
+        let files = try generateFiles(aflwLandmarksJSON: aflwLandmarksJSON, presetsJSON: presetsJSON, presetsPath: presetsPath)
         var written: [String] = []
         for (relative, text) in files {
             let path = (directory as NSString).appendingPathComponent(relative)
@@ -24,11 +27,12 @@ public enum MeshGeneration {
     }
 
     /// (relative path, contents) of every generated file, in a fixed order.
-    static func generateFiles(aflwLandmarksJSON: String) throws -> [(String, String)] {
+    static func generateFiles(aflwLandmarksJSON: String, presetsJSON: String,
+                              presetsPath: String = "Meshes/style-presets.json") throws -> [(String, String)] {
         let head = try HeadGenerator.generate(aflwLandmarksJSON: aflwLandmarksJSON)
+        let styles = try StyleParameters.presets(json: presetsJSON, shape: head.shape, path: presetsPath)
         var files: [(String, String)] = [("head.obj", head.objText), ("head-landmarks68.json", head.landmarksJSON)]
-        var catalog = "{\n  \"default\": \"bob\",\n  \"styles\": [\n"
-        let styles = StyleParameters.builtIn(shape: head.shape)
+        var catalog = "{\n  \"default\": \"\(styles[0].name)\",\n  \"styles\": [\n"
         // Styles are independent (each draws from its own seeded streams): grow them on all cores.
         let objs = generateStyles(styles, head: head)
         for (i, params) in styles.enumerated() {
@@ -40,6 +44,7 @@ public enum MeshGeneration {
         }
         catalog += "  ]\n}\n"
         files.append(("catalog.json", catalog))
+        files.append(("style-presets.json", presetsJSON))
         return files
     }
 

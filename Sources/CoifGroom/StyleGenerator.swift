@@ -7,7 +7,8 @@
 import CoifCore
 import Foundation
 
-/// Every knob of one generated style, in head-space millimetres (see HeadShape for the frame).
+/// Every knob of one generated style, in head-space millimetres (see HeadShape for the frame). The
+/// built-in styles' values live in Meshes/style-presets.json (`StyleParameters.presets`).
 public struct StyleParameters: Sendable {
     public var name: String
     public var description: String
@@ -55,7 +56,10 @@ public struct StyleParameters: Sendable {
     public var clumpEvery: Int = 6
     /// Frizz: amplitude (mm) of seeded smooth noise at the tip (grows with the square of arc length).
     public var frizzMm: Float = 1
-    /// Rendered width of one strand at root and tip (mm), written into the catalog.
+    /// Rendered width of one strand at root and tip (mm), written into the catalog. A real hair is ~0.08 mm
+    /// thick, but each rendered strand stands for a bundle of a few dozen hairs (6,000 strands for ~100,000
+    /// hairs), so it is drawn wider at the root and tapers toward a single hair's width at the tip, where
+    /// bundles thin out.
     public var rootWidthMm: Float = 0.35
     public var tipWidthMm: Float = 0.1
     public var seed: UInt64 = 1
@@ -86,170 +90,6 @@ public struct StyleParameters: Sendable {
         self.tags = tags
         self.lengthMm = lengthMm
         self.minLengthMm = minLengthMm
-    }
-
-    /// The built-in styles, the default (`bob`) first. Heights are relative to the fitted head.
-    public static func builtIn(shape: HeadShape) -> [StyleParameters] {
-        // Widths: a real hair is ~0.08 mm thick, but each rendered strand stands for a bundle of a few
-        // dozen hairs (6,000 strands for ~100,000 hairs), so it is drawn wider at the root and tapers
-        // toward a single hair's width at the tip, where bundles thin out.
-        var bob = StyleParameters(name: "bob", description: "Chin-length bob, side part, fringe swept to one side",
-                                  tags: ["short", "bob", "side-part", "fringe", "straight"], lengthMm: 260, minLengthMm: 40)
-        bob.hemYFront = shape.chinY + 6
-        bob.hemYBack = shape.chinY + 22
-        bob.partX = 24
-        bob.partPull = 1.0
-        bob.backPull = 0.25
-        bob.fringeDepthMm = 38
-        bob.fringeSide = -1
-        bob.fringeSweep = 1.3
-        bob.gravityPerMm = 0.06
-        bob.stiffnessMm = 12
-        bob.volumeMm = 7
-        bob.curlRadiusMm = 0.8
-        bob.curlPeriodMm = 90
-        bob.clump = 0.3
-        bob.frizzMm = 0.8
-        bob.seed = 0xB0B
-
-        var long = StyleParameters(name: "long-straight", description: "Long straight hair past the shoulders, centre part, swept behind the face",
-                                   tags: ["long", "straight", "centre-part"], lengthMm: 480, minLengthMm: 200)
-        long.hemYFront = shape.chinY - 175
-        long.hemYBack = shape.chinY - 195
-        long.partX = 0
-        long.partPull = 0.9
-        long.backPull = 0.9
-        long.gravityPerMm = 0.07
-        long.stiffnessMm = 10
-        long.volumeMm = 6
-        long.curlRadiusMm = 0.5
-        long.curlPeriodMm = 140
-        long.clump = 0.35
-        long.frizzMm = 1.5
-        long.rootWidthMm = 0.3
-        long.tipWidthMm = 0.08
-        long.seed = 0x1096
-
-        var pixie = StyleParameters(name: "pixie", description: "Short pixie crop, longer textured top swept forward and to the side",
-                                    tags: ["short", "pixie", "crop", "textured"], lengthMm: 60, minLengthMm: 30)
-        pixie.partX = 20
-        pixie.partPull = 0.7
-        pixie.backPull = 0.5
-        pixie.fringeDepthMm = 45
-        pixie.fringeSide = -1
-        pixie.fringeSweep = 0.9
-        pixie.gravityPerMm = 0.02
-        pixie.stiffnessMm = 15
-        pixie.rootLift = 0.15
-        pixie.hugPerMm = 0.04
-        pixie.volumeMm = 5
-        pixie.curlRadiusMm = 1.2
-        pixie.curlPeriodMm = 45
-        pixie.clump = 0.45
-        pixie.clumpEvery = 5
-        pixie.frizzMm = 1.2
-        pixie.rootWidthMm = 0.4
-        pixie.tipWidthMm = 0.12
-        pixie.seed = 0x919
-
-        bob.lengthClass = "medium"; bob.faceShapes = ["oval", "heart", "long", "diamond"]
-        long.lengthClass = "long"; long.faceShapes = ["oval", "round", "square", "heart"]
-        pixie.faceShapes = ["oval", "heart", "diamond"]; pixie.texture = "textured"
-
-        var buzz = StyleParameters(name: "buzz-cut", description: "Clipper buzz cut, a few millimetres all over",
-                                   tags: ["short", "buzz", "clipper"], lengthMm: 9, minLengthMm: 6)
-        buzz.segments = 6; buzz.rootLift = 0.1; buzz.gravityPerMm = 0; buzz.hugPerMm = 0.08; buzz.stiffnessMm = 2
-        buzz.volumeMm = 0.5; buzz.marginMm = 0.8; buzz.clump = 0; buzz.frizzMm = 0.2; buzz.curlRadiusMm = 0
-        buzz.partX = nil; buzz.backPull = 0.2; buzz.rootWidthMm = 0.45; buzz.tipWidthMm = 0.3; buzz.seed = 0xB022
-        buzz.faceShapes = ["oval", "square", "diamond"]
-
-        var crop = StyleParameters(name: "short-crop", description: "Short textured crop, combed forward from the crown to a short fringe",
-                                   tags: ["short", "crop", "fringe", "textured"], lengthMm: 40, minLengthMm: 15)
-        crop.segments = 12; crop.partX = nil; crop.fringeDepthMm = 60; crop.fringeSweep = 0.15; crop.fringeRise = -0.5
-        crop.gravityPerMm = 0.01; crop.hugPerMm = 0.06; crop.stiffnessMm = 8; crop.rootLift = 0.2; crop.volumeMm = 3
-        crop.curlRadiusMm = 0.8; crop.curlPeriodMm = 30; crop.clump = 0.5; crop.clumpEvery = 4; crop.frizzMm = 1.5
-        crop.rootWidthMm = 0.4; crop.tipWidthMm = 0.14; crop.texture = "textured"; crop.seed = 0xC809
-        crop.faceShapes = ["oval", "square", "long"]
-
-        var sidePart = StyleParameters(name: "side-part", description: "Classic short side part, top combed across, tapered sides",
-                                       tags: ["short", "side-part", "classic"], lengthMm: 75, minLengthMm: 20)
-        sidePart.segments = 16; sidePart.partX = 32; sidePart.partPull = 1.4; sidePart.backPull = 0.35
-        sidePart.fringeDepthMm = 40; sidePart.fringeSide = -1; sidePart.fringeSweep = 1.6; sidePart.fringeRise = 0.1
-        sidePart.fringeForward = 0.3; sidePart.gravityPerMm = 0.012; sidePart.hugPerMm = 0.05; sidePart.stiffnessMm = 10
-        sidePart.rootLift = 0.25; sidePart.volumeMm = 6; sidePart.clump = 0.35; sidePart.frizzMm = 0.5
-        sidePart.rootWidthMm = 0.38; sidePart.tipWidthMm = 0.12; sidePart.seed = 0x5ADE
-        sidePart.faceShapes = ["oval", "round", "square", "diamond"]
-
-        var quiff = StyleParameters(name: "quiff", description: "Quiff: long top swept up and back off the forehead, short sides",
-                                    tags: ["short", "quiff", "volume"], lengthMm: 90, minLengthMm: 18)
-        quiff.segments = 16; quiff.partX = nil; quiff.backPull = 0.8
-        quiff.fringeDepthMm = 70; quiff.fringeSweep = 0.1; quiff.fringeRise = 1.0; quiff.fringeForward = 0.15
-        quiff.gravityPerMm = 0.018; quiff.hugPerMm = 0.01; quiff.stiffnessMm = 35; quiff.rootLift = 0.55
-        quiff.volumeMm = 10; quiff.clump = 0.45; quiff.clumpEvery = 5; quiff.frizzMm = 0.8
-        quiff.rootWidthMm = 0.4; quiff.tipWidthMm = 0.12; quiff.seed = 0x0F1F
-        quiff.faceShapes = ["oval", "round", "square"]
-
-        var lob = StyleParameters(name: "lob", description: "Long bob to the collarbone, side part, soft bend at the ends",
-                                  tags: ["medium", "lob", "side-part", "straight"], lengthMm: 330, minLengthMm: 90)
-        lob.hemYFront = shape.chinY - 45; lob.hemYBack = shape.chinY - 55; lob.partX = -22; lob.partPull = 1.0
-        lob.backPull = 0.3; lob.gravityPerMm = 0.06; lob.stiffnessMm = 12; lob.volumeMm = 7
-        lob.curlRadiusMm = 2.5; lob.curlPeriodMm = 160; lob.clump = 0.3; lob.frizzMm = 1.0; lob.seed = 0x10B
-        lob.lengthClass = "medium"; lob.faceShapes = ["round", "square", "heart", "oval"]
-
-        var wavy = StyleParameters(name: "long-wavy", description: "Long loose waves past the shoulders, centre part",
-                                   tags: ["long", "wavy", "centre-part"], lengthMm: 470, minLengthMm: 200)
-        wavy.hemYFront = shape.chinY - 165; wavy.hemYBack = shape.chinY - 185; wavy.partX = 0; wavy.partPull = 0.9
-        wavy.backPull = 0.9; wavy.gravityPerMm = 0.07; wavy.stiffnessMm = 10; wavy.volumeMm = 9
-        wavy.curlRadiusMm = 9; wavy.curlPeriodMm = 75; wavy.clump = 0.45; wavy.frizzMm = 2.5
-        wavy.rootWidthMm = 0.3; wavy.tipWidthMm = 0.08; wavy.seed = 0x3A7E
-        wavy.lengthClass = "long"; wavy.texture = "wavy"; wavy.faceShapes = ["oval", "square", "long", "diamond"]
-
-        var curly = StyleParameters(name: "curly", description: "Shoulder-length ringlet curls with volume, centre part",
-                                    tags: ["medium", "curly", "volume"], lengthMm: 230, minLengthMm: 110)
-        curly.hemYFront = shape.chinY - 35; curly.hemYBack = shape.chinY - 50; curly.partX = 0; curly.partPull = 1.0
-        curly.backPull = 0.6; curly.gravityPerMm = 0.035; curly.stiffnessMm = 20; curly.rootLift = 0.35
-        curly.volumeMm = 14; curly.curlRadiusMm = 6; curly.curlPeriodMm = 36; curly.clump = 0.55; curly.clumpEvery = 4
-        curly.frizzMm = 3; curly.rootWidthMm = 0.32; curly.tipWidthMm = 0.1; curly.seed = 0xC011
-        curly.lengthClass = "medium"; curly.texture = "curly"; curly.faceShapes = ["oval", "long", "square", "diamond"]
-
-        var afro = StyleParameters(name: "afro", description: "Rounded afro: tight coils standing out from the whole scalp",
-                                   tags: ["medium", "afro", "coily", "volume"], lengthMm: 85, minLengthMm: 55)
-        afro.segments = 24; afro.partX = nil; afro.backPull = 0; afro.gravityPerMm = 0.002; afro.hugPerMm = 0
-        afro.stiffnessMm = 80; afro.rootLift = 0.9; afro.volumeMm = 4; afro.curlRadiusMm = 4; afro.curlPeriodMm = 11
-        afro.clump = 0.2; afro.frizzMm = 4; afro.fringeClearanceMm = 12; afro.rootWidthMm = 0.5; afro.tipWidthMm = 0.25
-        afro.seed = 0xAF80; afro.lengthClass = "medium"; afro.texture = "coily"; afro.faceShapes = ["oval", "long", "heart"]
-
-        var ponytail = StyleParameters(name: "ponytail", description: "High ponytail: hair pulled back smooth and gathered at the crown",
-                                       tags: ["long", "ponytail", "updo", "gathered"], lengthMm: 0, minLengthMm: 0)
-        ponytail.gatherDirection = Vec3(0, 0.55, -1); ponytail.tailLengthMm = 260; ponytail.tailRadiusMm = 16
-        ponytail.gravityPerMm = 0.045; ponytail.stiffnessMm = 20; ponytail.marginMm = 1.2; ponytail.volumeMm = 3
-        ponytail.curlRadiusMm = 1.0; ponytail.curlPeriodMm = 120; ponytail.clump = 0.3; ponytail.frizzMm = 1.2
-        ponytail.rootWidthMm = 0.3; ponytail.tipWidthMm = 0.09; ponytail.seed = 0x9077
-        ponytail.lengthClass = "long"; ponytail.faceShapes = ["oval", "heart", "diamond"]
-
-        var bun = StyleParameters(name: "bun", description: "Top knot bun: hair pulled up smooth and wound at the crown",
-                                  tags: ["long", "bun", "updo", "gathered"], lengthMm: 0, minLengthMm: 0)
-        bun.gatherDirection = Vec3(0, 1, -0.55); bun.bunRadiusMm = 30; bun.marginMm = 1.2; bun.volumeMm = 2
-        bun.curlRadiusMm = 0.5; bun.clump = 0.15; bun.frizzMm = 0.8; bun.rootWidthMm = 0.3; bun.tipWidthMm = 0.12
-        bun.seed = 0xB0E; bun.lengthClass = "long"; bun.faceShapes = ["oval", "heart", "long"]
-
-        var mohawk = StyleParameters(name: "mohawk", description: "Mohawk: a spiked strip from forehead to nape, shaved sides",
-                                     tags: ["short", "mohawk", "spiked"], lengthMm: 110, minLengthMm: 45)
-        mohawk.regionHalfWidthMm = 24; mohawk.targetGuides = 300; mohawk.segments = 16; mohawk.partX = nil
-        mohawk.backPull = 0; mohawk.gravityPerMm = 0.003; mohawk.hugPerMm = 0; mohawk.stiffnessMm = 100
-        mohawk.rootLift = 0.95; mohawk.volumeMm = 2; mohawk.clump = 0.7; mohawk.clumpEvery = 5; mohawk.frizzMm = 0.6
-        mohawk.rootWidthMm = 0.45; mohawk.tipWidthMm = 0.1; mohawk.seed = 0x3014
-        mohawk.texture = "spiked"; mohawk.faceShapes = ["oval", "long", "diamond"]
-
-        var curtain = StyleParameters(name: "curtain-bangs", description: "Shoulder-length hair with curtain bangs parted in the centre",
-                                      tags: ["medium", "curtain-bangs", "fringe", "centre-part"], lengthMm: 300, minLengthMm: 110)
-        curtain.hemYFront = shape.chinY - 60; curtain.hemYBack = shape.chinY - 75; curtain.partX = 0; curtain.partPull = 0.9
-        curtain.backPull = 0.4; curtain.fringeDepthMm = 40; curtain.fringeSplit = true; curtain.fringeSweep = 1.5
-        curtain.fringeRise = -0.5; curtain.fringeForward = 0.6; curtain.gravityPerMm = 0.06; curtain.stiffnessMm = 10
-        curtain.volumeMm = 7; curtain.curlRadiusMm = 1.5; curtain.curlPeriodMm = 120; curtain.clump = 0.35
-        curtain.frizzMm = 1.2; curtain.rootWidthMm = 0.32; curtain.tipWidthMm = 0.09; curtain.seed = 0xC0B7
-        curtain.lengthClass = "medium"; curtain.faceShapes = ["oval", "round", "square", "heart", "long"]
-        return [bob, long, pixie, buzz, crop, sidePart, quiff, lob, wavy, curly, afro, ponytail, bun, mohawk, curtain]
     }
 }
 

@@ -17,7 +17,7 @@ struct GroomCommand: ParsableCommand {
 
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Regenerate Meshes/: Coif's head, its 68 reference points and every catalog style (deterministic).",
+            abstract: "Regenerate Meshes/: Coif's head, its 68 reference points and every preset style (deterministic).",
             discussion: "The 68 reference points are fitted to AFLW2000-3D's 3D landmarks (headpose_aflw2000_3d/DERIVED_pose_landmarks.json in the test data). Rebuild coif afterwards: meshes are embedded at build time."
         )
 
@@ -27,6 +27,9 @@ struct GroomCommand: ParsableCommand {
         @Option(help: "Test data folder holding headpose_aflw2000_3d/ (default: $COIF_TESTDATA, else ../shared/testdata).")
         var testdata: String?
 
+        @Option(help: "The style presets to grow (copied into the output as style-presets.json).")
+        var presets: String = "Meshes/style-presets.json"
+
         func run() throws {
             try runReportingErrors {
                 let folder = testdata ?? ProcessInfo.processInfo.environment["COIF_TESTDATA"] ?? "../shared/testdata"
@@ -34,7 +37,11 @@ struct GroomCommand: ParsableCommand {
                 guard let json = try? String(contentsOfFile: path, encoding: .utf8) else {
                     throw CoifError.inputMissing(path: path)
                 }
-                let written = try MeshGeneration.generate(into: out, aflwLandmarksJSON: json)
+                guard let presetsJSON = try? String(contentsOfFile: presets, encoding: .utf8) else {
+                    throw CoifError.inputMissing(path: presets)
+                }
+                let written = try MeshGeneration.generate(into: out, aflwLandmarksJSON: json, presetsJSON: presetsJSON,
+                                                         presetsPath: presets)
                 for file in written { print("wrote \(file)") }
             }
         }

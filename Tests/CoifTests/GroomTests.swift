@@ -15,6 +15,11 @@ final class GroomTests: XCTestCase {
         try String(contentsOf: Self.meshes.appendingPathComponent(relative), encoding: .utf8)
     }
 
+    /// The built-in styles, from the committed presets file.
+    func presets(shape: HeadShape) throws -> [StyleParameters] {
+        try StyleParameters.presets(json: text("style-presets.json"), shape: shape)
+    }
+
     func loadHead() throws -> HeadModel {
         try HeadModel.load(objText: text("head.obj"), landmarksJSON: text("head-landmarks68.json"), name: "head.obj")
     }
@@ -97,9 +102,9 @@ final class GroomTests: XCTestCase {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("coif-groom-a-\(getpid())")
         defer { try? FileManager.default.removeItem(at: tmp) }
         let start = monotonicMs()
-        let files = try MeshGeneration.generate(into: tmp.path, aflwLandmarksJSON: json)
+        let files = try MeshGeneration.generate(into: tmp.path, aflwLandmarksJSON: json, presetsJSON: text("style-presets.json"))
         print("GroomTests: generated \(files.count) files in \(fixed(monotonicMs() - start, 0)) ms")
-        XCTAssertEqual(files.count, 3 + StyleParameters.builtIn(shape: try loadHead().shape).count)
+        XCTAssertEqual(files.count, 4 + (try presets(shape: try loadHead().shape)).count)
         XCTAssertGreaterThanOrEqual(files.count, 15)
         for path in files {
             let relative = String(path.dropFirst(tmp.path.count + 1))
@@ -117,7 +122,7 @@ final class GroomTests: XCTestCase {
     /// Same parameters, same guides, in one process (one style: the full set is checked above).
     func testOneStyleGrowsIdenticallyTwice() throws {
         let head = try HeadGenerator.generate(aflwLandmarksJSON: try aflwJSON())
-        var params = StyleParameters.builtIn(shape: head.shape).first { $0.name == "ponytail" }!
+        var params = try presets(shape: head.shape).first { $0.name == "ponytail" }!
         params.targetGuides = 120
         let a = StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape))
         let b = StyleGenerator.objText(StyleGenerator.generate(params, mesh: head.mesh, shape: head.shape))
@@ -154,7 +159,7 @@ final class GroomTests: XCTestCase {
         let head = try loadHead()
         let catalog = try StyleCatalog.parse(json: text("catalog.json"))
         var curled = 0
-        for params in StyleParameters.builtIn(shape: head.shape) {
+        for params in try presets(shape: head.shape) {
             let entry = try XCTUnwrap(catalog.entry(named: params.name), params.name)
             let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
                                        rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
@@ -243,6 +248,58 @@ final class GroomTests: XCTestCase {
         }
         XCTAssertThrowsError(try StyleCatalog.parse(json: "{\"default\": 3")) { error in
             guard case CoifError.assetFailed? = error as? CoifError else { return XCTFail("got \(error)") }
+        }
+    }
+
+    /// A preset keeps the Swift defaults for what it leaves out; its hem is relative to the chin.
+    func testPresetsFillDefaultsAndPlaceTheHemByTheChin() throws {
+        let shape = try loadHead().shape
+        let json = """
+            {"styles": [{"name": "plain", "description": "d", "tags": [], "lengthMm": 100, "minLengthMm": 50,
+                         "hemFrontAboveChinMm": -20, "partX": 5, "seed": "0x1F", "gatherDirection": [0, 1, 0]},
+                        {"name": "numbered", "description": "d", "tags": ["t"], "lengthMm": 10, "minLengthMm": 5, "seed": 7}]}
+            """
+        let styles = try StyleParameters.presets(json: json, shape: shape)
+        let defaults = StyleParameters(name: "plain", description: "d", tags: [], lengthMm: 100, minLengthMm: 50)
+        XCTAssertEqual(styles.map(\.name), ["plain", "numbered"])
+        XCTAssertEqual(styles[0].hemYFront, shape.chinY - 20)
+        XCTAssertNil(styles[0].hemYBack)
+        XCTAssertEqual(styles[0].partX, 5)
+        XCTAssertEqual(styles[0].seed, 0x1F)
+        XCTAssertEqual(styles[0].gatherDirection, Vec3(0, 1, 0))
+        XCTAssertEqual(styles[0].segments, defaults.segments)
+        XCTAssertEqual(styles[0].gravityPerMm, defaults.gravityPerMm)
+        XCTAssertEqual(styles[0].texture, defaults.texture)
+        XCTAssertNil(styles[1].partX)
+        XCTAssertEqual(styles[1].seed, 7)
+        // The committed presets: the catalog's styles, in its order.
+        let catalog = try StyleCatalog.parse(json: text("catalog.json"))
+        XCTAssertEqual(try presets(shape: shape).map(\.name), catalog.styles.map(\.name))
+    }
+
+    /// A malformed presets file fails as assetFailed, naming the file and where in it.
+    func testMalformedPresetsFailAsAssetFailed() throws {
+        let shape = try loadHead().shape
+        let head = #""name": "x", "description": "d", "tags": [], "lengthMm": 100, "minLengthMm": 50"#
+        let cases: [(String, String, String)] = [
+            ("not JSON", "{\"styles\": [", "not valid JSON"),
+            ("no styles", #"{"styles": []}"#, "no styles"),
+            ("missing field", #"{"styles": [{"name": "x", "description": "d", "tags": [], "lengthMm": 100}]}"#, "minLengthMm"),
+            ("unknown field", #"{"styles": [{"# + head + #", "gravityPerMM": 0.1}]}"#, "styles[0].gravityPerMM"),
+            ("wrong type", #"{"styles": [{"# + head + #", "segments": "many"}]}"#, "styles[0].segments"),
+            ("bad seed", #"{"styles": [{"# + head + #", "seed": "B0B"}]}"#, "styles[0].seed"),
+            ("bad direction", #"{"styles": [{"# + head + #", "gatherDirection": [0, 1]}]}"#, "gatherDirection"),
+            ("twice", #"{"styles": [{"# + head + #"}, {"# + head + #"}]}"#, "styles[1].name"),
+            ("bad name", #"{"styles": [{"# + head.replacingOccurrences(of: #""x""#, with: #""../x""#) + #"}]}"#, "styles[0].name"),
+        ]
+        for (label, json, mention) in cases {
+            XCTAssertThrowsError(try StyleParameters.presets(json: json, shape: shape, path: "p.json"), label) { error in
+                guard case CoifError.assetFailed(let path, let reason)? = error as? CoifError else {
+                    return XCTFail("\(label): expected assetFailed, got \(error)")
+                }
+                XCTAssertEqual(path, "p.json", label)
+                XCTAssertTrue(reason.contains(mention), "\(label): \(reason)")
+            }
         }
     }
 }
