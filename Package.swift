@@ -38,6 +38,9 @@ let package = Package(
                 // objdetect: the profile-face fallback cascade. libmatio (AFLW2000-3D .mat files, coif eval
                 // pose) is opened on first use, not linked: see mat_file.cpp.
                 .linkedLibrary("opencv_objdetect"), .linkedLibrary("dl"),
+                // The own-hair stages: the face-parsing network (dnn), resampling (imgproc), the matte's
+                // guided filter (ximgproc, Debian's libopencv-contrib-dev).
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_ximgproc"),
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
                 .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
             ]

@@ -9,7 +9,10 @@ import Darwin
 
 /// The stages of one still, in pipeline order.
 public enum Stage: String, CaseIterable, Sendable, Codable {
-    case decode, detect, landmarks, pose, scene, render, readback, composite, encode, write
+    case decode, detect, landmarks, pose
+    /// The own hair: the face-parsing network, and the plate (the photo with the hair taken away).
+    case parse, plate
+    case scene, render, readback, composite, encode, write
 }
 
 /// Monotonic milliseconds (CLOCK_MONOTONIC): never reaches a pixel, only timing records.

@@ -40,7 +40,11 @@ public enum ContactSheet {
         for cell in cells { try cell.validate(styles: engine.styles) }
         var analysisTiming = FrameTiming()
         let frame = try TryOnEngine.decode(.file(path: request.photoPath), fieldOfViewDegrees: nil, timing: &analysisTiming)
-        let analyses = try engine.analyse(frame, faces: .largest, timing: &analysisTiming)
+        var analyses = try engine.analyse(frame, faces: .largest, timing: &analysisTiming)
+        // The own hair is parsed and removed once for every cell.
+        if cells.contains(where: \.removesOwnHair) {
+            analyses = try engine.removeOwnHair(analyses, seed: request.seed, timing: &analysisTiming)
+        }
         let photo = frame.image
         let tileW = request.tileWidthPx
         let tileH = max(1, Int((Double(photo.height) * Double(tileW) / Double(photo.width)).rounded()))

@@ -27,6 +27,10 @@ public struct TryOnOnceOutcome: Sendable {
 public struct PhotoAnalysis: Sendable {
     public var frame: Frame
     public var face: FaceAnalysis
+    /// The person's own hair (every analysed face's, merged), once `removeOwnHair` has run.
+    public var ownHair: OwnHair?
+    /// The photo with the own hair taken away: what the new hair is composited over.
+    public var plate: PixelImage?
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -50,6 +54,9 @@ public struct PhotoAnalysis: Sendable {
 /// The outcome of a still.
 public struct TryOnResult: Sendable {
     public var images: CompositeImages
+    /// The own hair's matte and the plate, when the job removed the own hair.
+    public var ownHair: OwnHair?
+    public var plate: PixelImage?
     public var timing: FrameTiming
     public var levelOfDetail: LevelOfDetail
     public var analysis: PhotoAnalysis
@@ -70,6 +77,11 @@ public final class TryOnEngine {
     public let renderer: HairRenderer
     public let analyzer: FaceAnalyzer
     public let compositor = Compositor()
+    /// The face-parsing network, loaded at the first job that removes the own hair (or handed over by
+    /// `runOnce`, which loads it beside the GPU start).
+    private var parser: FaceParser?
+    private let parserPath: String
+    private var lastPlate: (key: PlateKey, hair: OwnHair, plate: PixelImage)?
     private let logger: Logger
     private let occluder: OccluderGeometry
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
@@ -92,19 +104,21 @@ public final class TryOnEngine {
     /// Loads every model once: styles, head, dlib, EGL context and shaders. dlib's model loads on a second
     /// thread while this one brings up the GPU and warms its shaders.
     public convenience init(logger: Logger, userStyleDirectories: [String] = [],
-                            predictorPath: String = FaceFinder.defaultPredictorPath) throws {
+                            predictorPath: String = FaceFinder.defaultPredictorPath,
+                            parserPath: String = FaceParser.defaultModelPath) throws {
         let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath)) }
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
-        try self.init(logger: logger, styles: styles) {
+        try self.init(logger: logger, styles: styles, parserPath: parserPath) {
             FaceAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: styles.head.landmarks68)
         }
     }
 
     /// The GPU side on this thread; `analyzer` is asked for last, once the GPU is ready (it may wait on
     /// work that ran beside it).
-    private init(logger: Logger, styles: StyleLibrary, analyzer: () throws -> FaceAnalyzer) throws {
+    private init(logger: Logger, styles: StyleLibrary, parserPath: String, analyzer: () throws -> FaceAnalyzer) throws {
         self.logger = logger
         self.styles = styles
+        self.parserPath = parserPath
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: styles.head)
@@ -118,20 +132,26 @@ public final class TryOnEngine {
     /// the vision stages cost no wall time when the GPU start is the longer. Same bytes as
     /// `TryOnEngine(logger:).run(job)`. A bad argument or photo is reported before a GPU failure.
     public static func runOnce(_ job: TryOnJob, userStyleDirectories: [String] = [], logger: Logger,
-                               predictorPath: String = FaceFinder.defaultPredictorPath) throws -> TryOnOnceOutcome {
+                               predictorPath: String = FaceFinder.defaultPredictorPath,
+                               parserPath: String = FaceParser.defaultModelPath) throws -> TryOnOnceOutcome {
         let start = monotonicMs()
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
         let style = try job.validate(styles: styles)
         let head = styles.head
-        typealias Vision = (analyzer: FaceAnalyzer, analyses: Result<[PhotoAnalysis], Error>, timing: FrameTiming, doneMs: Double)
+        typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
+                            timing: FrameTiming, doneMs: Double)
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
+            // A missing face-parsing model is reported before anything else is done.
+            let parser = job.removesOwnHair ? ParserBox(try FaceParser(modelPath: parserPath)) : nil
             let analyzer = FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
             var timing = FrameTiming()
             let analyses = Result { () -> [PhotoAnalysis] in
                 let frame = try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
-                return try Self.analyse(frame, faces: job.face, analyzer: analyzer, timing: &timing)
+                let analyses = try Self.analyse(frame, faces: job.face, analyzer: analyzer, timing: &timing)
+                guard let parser else { return analyses }
+                return try Self.removeOwnHair(analyses, parser: parser.parser, head: head, seed: job.seed, timing: &timing)
             }
-            return (analyzer, analyses, timing, monotonicMs() - start)
+            return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }
         var waited: Result<Vision, Error>?  // BackgroundWork.wait() is called once; its answer kept here
         func vision() -> Result<Vision, Error> {
@@ -142,12 +162,13 @@ public final class TryOnEngine {
         }
         var engineMs = 0.0
         let engine = Result {
-            try TryOnEngine(logger: logger, styles: styles) {
+            try TryOnEngine(logger: logger, styles: styles, parserPath: parserPath) {
                 engineMs = monotonicMs() - start
                 return try vision().get().analyzer
             }
         }
         let done = try vision().get()
+        if let parser = done.parser { try engine.get().parser = parser.parser }
         let analyses = try done.analyses.get()
         let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
@@ -180,6 +201,68 @@ public final class TryOnEngine {
         try analyzer.analyse(frame, faces: choice, timing: &timing).map { PhotoAnalysis(frame: frame, face: $0) }
     }
 
+    /// The face-parsing network (loaded on first use).
+    public func faceParser() throws -> FaceParser {
+        if let parser { return parser }
+        let loaded = try FaceParser(modelPath: parserPath)
+        parser = loaded
+        return loaded
+    }
+
+    /// parse + plate: every analysed face's own hair (the face-parsing network on a crop around it, a soft
+    /// matte at the photo's resolution), merged, and the plate: the photo with that hair taken away (skin
+    /// inside the heads' silhouettes, background outside). Once per frame: a sheet or golden suite of many
+    /// styles on one photo parses it once. Returns the analyses with `ownHair` and `plate` set.
+    public func removeOwnHair(_ analyses: [PhotoAnalysis], seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try Self.removeOwnHair(analyses, parser: try faceParser(), head: head, seed: seed, timing: &timing)
+    }
+
+    static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, head: HeadModel, seed: UInt64,
+                              timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        guard let first = analyses.first else { return analyses }
+        let frame = first.frame
+        var hair: OwnHair?
+        for analysis in analyses {
+            let parsed = try timing.measure(.parse) { try parser.parse(frame, box: analysis.chosen.box) }
+            hair = hair.map { $0.merged(with: parsed) } ?? parsed
+        }
+        let plate = try timing.measure(.plate) { () -> PixelImage in
+            let mask = headSilhouette(analyses, head: head)
+            return try HairPlate.fill(frame, hair: hair!, headMask: mask, seed: seed)
+        }
+        return analyses.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
+    }
+
+    /// How far (mm) the skull is taken to reach outside Coif's head mesh: an average head, posed by the
+    /// face alone, under-reaches a real skull at the crown and temples, and hair there is replaced by
+    /// background that (on a dark or busy backdrop) still reads as hair.
+    static let skullMarginMm: Float = 12
+
+    /// Coif's head, posed for each face, grown by `skullMarginMm` and filled into one mask of the photo:
+    /// where removed hair becomes skin.
+    static func headSilhouette(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
+        let image = analyses[0].frame.image
+        var triangles: [Float] = []
+        triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
+        for analysis in analyses {
+            let camera = analysis.camera, toCamera = analysis.pose.modelToCamera
+            let centre = head.vertices.reduce(Vec3.zero, +) / Float(max(head.vertices.count, 1))
+            let projected = head.vertices.map { v -> Vec2? in
+                let out = v - centre, distance = length(out)
+                let c = toCamera.transformPoint(distance > 0 ? v + out / distance * skullMarginMm : v)
+                return Double(c.z) > camera.nearMm ? camera.project(c) : nil
+            }
+            var t = 0
+            while t + 2 < head.indices.count {
+                if let a = projected[Int(head.indices[t])], let b = projected[Int(head.indices[t + 1])], let c = projected[Int(head.indices[t + 2])] {
+                    triangles += [a.x, a.y, b.x, b.y, c.x, c.y]
+                }
+                t += 3
+            }
+        }
+        return HeadSilhouette.mask(width: image.width, height: image.height, triangles: triangles)
+    }
+
     /// decode + analyse of one face of a photo file (`.all` gives the largest).
     public func analyse(photoPath: String, face choice: FaceChoice = .largest, fieldOfViewDegrees: Double? = nil,
                         timing: inout FrameTiming) throws -> PhotoAnalysis {
@@ -205,8 +288,31 @@ public final class TryOnEngine {
     }
 
     private func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
-        guard let first = analyses.first else { throw CoifError.internalError("render: no faces") }
-        let image = first.frame.image
+        guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
+        var analyses = analyses
+        if job.removesOwnHair && analyses[0].plate == nil {
+            // A caller that did not run `removeOwnHair` (a colour-only re-render, a test) gets the last frame's
+            // plate when it is the same frame, faces and seed, else a new one.
+            let key = PlateKey(analyses, seed: job.seed)
+            if let cached = lastPlate, cached.key == key {
+                analyses = analyses.map { var a = $0; a.ownHair = cached.hair; a.plate = cached.plate; return a }
+            } else {
+                analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing)
+                lastPlate = (key, analyses[0].ownHair!, analyses[0].plate!)
+            }
+        }
+        var result = try renderOver(analyses, style: style, job: job, timing: &timing)
+        if job.removesOwnHair {
+            result.ownHair = analyses[0].ownHair
+            result.plate = analyses[0].plate
+        }
+        return result
+    }
+
+    /// The hair composited over the plate when the job removes the own hair, else over the photo.
+    private func renderOver(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        let first = analyses[0]
+        let image = job.removesOwnHair ? first.plate! : first.frame.image
         if analyses.count == 1 {
             let region = try hairRegion(analysis: first, style: style)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
@@ -226,7 +332,7 @@ public final class TryOnEngine {
     /// segment counts are the sums over faces.
     private func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
         let first = analyses[0]
-        let image = first.frame.image
+        let image = job.removesOwnHair ? first.plate! : first.frame.image
         // One crop holding every face's hair, so the layers line up pixel for pixel.
         let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style) }
             .reduce(try hairRegion(analysis: first, style: style)) { $0.union($1) }
@@ -324,7 +430,8 @@ public final class TryOnEngine {
         let style = try job.validate(styles: styles)
         var timing = FrameTiming()
         let frame = try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
-        let analyses = try analyse(frame, faces: job.face, timing: &timing)
+        var analyses = try analyse(frame, faces: job.face, timing: &timing)
+        if job.removesOwnHair { analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing) }
         return try finish(job, style: style, analyses: analyses, timing: timing, start: start)
     }
 
@@ -345,6 +452,9 @@ public final class TryOnEngine {
         if let composite = outputs.composite { images.append((composite, result.images.composite)) }
         if let directory = outputs.layersDirectory {
             images += [(directory + "/hair.png", result.images.hair), (directory + "/matte.png", result.images.matte)]
+            if let ownHair = result.ownHair, let plate = result.plate {
+                images += [(directory + "/own-hair-matte.png", ownHair.matteImage), (directory + "/filled.png", plate)]
+            }
         }
         let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: outputs.compression) }
         try timing.measure(.write) {
@@ -385,6 +495,48 @@ public final class TryOnEngine {
         shells[style.key] = shell
         return shell
     }
+}
+
+/// Which frame, faces and seed a plate was made for: the pixels by a 64-bit hash (so two frames with the
+/// same label but other pixels differ), the face boxes and the seed.
+struct PlateKey: Equatable {
+    var pixels: UInt64
+    var width: Int, height: Int
+    var boxes: [FaceBox]
+    var seed: UInt64
+
+    init(_ analyses: [PhotoAnalysis], seed: UInt64) {
+        let image = analyses[0].frame.image
+        width = image.width
+        height = image.height
+        boxes = analyses.map(\.chosen.box)
+        self.seed = seed
+        // Four multiply–rotate lanes over 8-byte words (a few GB/s), then the tail bytes.
+        var lanes: SIMD4<UInt64> = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5]
+        pixels = image.pixels.withUnsafeBytes { raw -> UInt64 in
+            let words = raw.count / 8
+            var i = 0
+            while i + 4 <= words {
+                var v = SIMD4<UInt64>(raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self),
+                                      raw.loadUnaligned(fromByteOffset: (i + 1) * 8, as: UInt64.self),
+                                      raw.loadUnaligned(fromByteOffset: (i + 2) * 8, as: UInt64.self),
+                                      raw.loadUnaligned(fromByteOffset: (i + 3) * 8, as: UInt64.self))
+                v &*= 0x87C37B91114253D5
+                lanes = (lanes ^ v) &* 0x4CF5AD432745937F
+                lanes = (lanes &<< 31) | (lanes &>> 33)
+                i += 4
+            }
+            var h = lanes[0] ^ (lanes[1] &* 3) ^ (lanes[2] &* 5) ^ (lanes[3] &* 7)
+            for b in (i * 8)..<raw.count { h = (h ^ UInt64(raw[b])) &* 0x100000001B3 }
+            return h
+        }
+    }
+}
+
+/// Carries the face-parsing network from the vision thread to the engine's (nothing touches it in between).
+struct ParserBox: @unchecked Sendable {
+    let parser: FaceParser
+    init(_ parser: FaceParser) { self.parser = parser }
 }
 
 /// Carries the freshly loaded FaceFinder from its loading thread to the engine's; nothing else touches it

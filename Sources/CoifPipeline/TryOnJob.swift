@@ -45,7 +45,9 @@ public struct TryOnOutputs: Sendable, Equatable {
     public var paths: [String] {
         var all: [String] = []
         if let composite { all.append(composite) }
-        if let layersDirectory { all += [layersDirectory + "/hair.png", layersDirectory + "/matte.png"] }
+        if let layersDirectory {
+            all += ["hair.png", "matte.png", "own-hair-matte.png", "filled.png"].map { layersDirectory + "/" + $0 }
+        }
         if let timingPath { all.append(timingPath) }
         return all
     }
@@ -70,6 +72,9 @@ public struct TryOnJob: Sendable {
     /// When set (the frames of one shot), used as it is instead of being chosen from the face's size, so
     /// the strand count does not flicker as the face moves.
     public var levelOfDetail: LevelOfDetail?
+    /// Take the person's own hair away (parse, then fill with skin and background) before the new hair is
+    /// composited; off, the new hair is drawn over the photo as it is (`--keep-own-hair`).
+    public var removesOwnHair = true
     public var outputs = TryOnOutputs()
 
     public init(input: JobInput, style: String? = nil, look: HairLook, outputs: TryOnOutputs = TryOnOutputs()) {

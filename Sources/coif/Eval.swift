@@ -2,13 +2,14 @@
 import ArgumentParser
 import CoifCore
 import CoifPipeline
+import CoifRender
 import CoifVision
 import Foundation
 
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self]
     )
 }
 
@@ -122,6 +123,48 @@ struct EvalRobustness: ParsableCommand {
             func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
             print(pad("test", 14) + " " + pad("result", 13) + " how")
             for row in report.rows { print(pad(row.test, 14) + " " + pad(row.result, 13) + " " + row.detail) }
+        }
+    }
+}
+
+struct EvalOwnHair: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "own-hair",
+        abstract: "How much of the own hair a try-on leaves showing, as the face-parsing network sees the output.",
+        discussion: "Per photo and style: of the own hair the new style does not cover, the share the network labels hair or hat in the composite with the own hair kept (--keep-own-hair) and removed (the default), and what the removed region reads as instead."
+    )
+    @Argument(help: "Photos (the largest face of each).")
+    var photos: [String]
+
+    @Option(help: "Comma-separated styles.")
+    var styles: String = "pixie,buzz-cut,bob"
+
+    @Option(help: "The new hair's colour.")
+    var color: HairColor = try! HairColor.parse("auburn")
+
+    @Flag(help: "Print the rows as JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let engine = try TryOnEngine(logger: global.makeLogger())
+            let names = styles.split(separator: ",").map(String.init)
+            if !json { print("photo                      style       uncovered px   hair/hat kept   hair/hat removed   → background   → skin   parse ms  plate ms") }
+            let rows = try OwnHairEvaluation.run(engine: engine, photos: photos, styles: names, color: color) { r in
+                guard !json else { return }
+                print(padded(r.photo, 26) + " " + padded(r.style, 11) + String(format: " %12d %14.1f%% %17.1f%% %13.1f%% %7.1f%% %9.1f %9.1f",
+                      r.uncoveredPixels, 100 * r.labelledHairKept, 100 * r.labelledHairRemoved, 100 * r.removedAsBackground,
+                      100 * r.removedAsSkin, r.parseMs, r.plateMs))
+            }
+            if json { try printJSON(rows); return }
+            let weighted = { (key: (OwnHairMeasurement) -> Double) -> Double in
+                let total = rows.reduce(0) { $0 + $1.uncoveredPixels }
+                return total == 0 ? 0 : rows.reduce(0) { $0 + key($1) * Double($1.uncoveredPixels) } / Double(total)
+            }
+            print(String(format: "all (pixel-weighted): hair/hat kept %.1f%%, removed %.1f%%", 100 * weighted(\.labelledHairKept),
+                         100 * weighted(\.labelledHairRemoved)))
         }
     }
 }

@@ -30,7 +30,7 @@ struct Render: ParsableCommand {
     @Option(name: [.short, .long], help: "Output PNG path.")
     var output: String
 
-    @Option(help: "Also write hair.png (premultiplied RGBA hair only) and matte.png (coverage) into this directory.")
+    @Option(help: "Also write hair.png (premultiplied RGBA hair only), matte.png (coverage), own-hair-matte.png and filled.png (the photo with the own hair taken away) into this directory.")
     var layers: String?
 
     @Option(help: "Write the stage timings of this still as JSON to this file.")
@@ -53,6 +53,9 @@ struct Render: ParsableCommand {
 
     @Option(help: "Draw this many strands (guides plus interpolated children) instead of the automatic count.")
     var strands: Int?
+
+    @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")
+    var keepOwnHair = false
 
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
@@ -90,6 +93,7 @@ struct Render: ParsableCommand {
         job.face = face
         job.detail = detail
         job.strands = strands
+        job.removesOwnHair = !keepOwnHair
         return job
     }
 }

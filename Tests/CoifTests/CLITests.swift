@@ -128,7 +128,7 @@ final class CLITests: XCTestCase {
         let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--color", "#6b3e26", "-o", "\(dir)/out.png",
                                         "--layers", dir, "--timing", "\(dir)/timing.json"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(Fixtures.listing(dir), ["hair.png", "matte.png", "out.png", "timing.json"])
+        XCTAssertEqual(Fixtures.listing(dir), ["filled.png", "hair.png", "matte.png", "out.png", "own-hair-matte.png", "timing.json"])
         let hair = try PNGFile.read(path: dir + "/hair.png", channels: 4)
         let matte = try PNGFile.read(path: dir + "/matte.png", channels: 1)
         XCTAssertEqual(hair.width, 512)

@@ -130,6 +130,48 @@ double cv_solve_pose(const float *image_xy, const float *model_xyz, int32_t coun
 // Rodrigues vector → row-major 3x3 rotation matrix.
 void cv_rodrigues(const double *rvec3, double *out_rotation9);
 
+// ── The person's own hair: face parsing, matte, plate, recolour (face_parse.cpp, hair_plate.cpp) ──
+// The face-parsing network's classes (CelebAMask-HQ, as the BiSeNet of face-parsing.PyTorch numbers them).
+enum {
+    CV_PARSE_BACKGROUND = 0, CV_PARSE_SKIN = 1, CV_PARSE_LEFT_EAR = 7, CV_PARSE_RIGHT_EAR = 8, CV_PARSE_NECK = 14,
+    CV_PARSE_CLOTH = 16, CV_PARSE_HAIR = 17, CV_PARSE_HAT = 18, CV_PARSE_CLASSES = 19,
+    CV_PARSE_UNKNOWN = 255,  // a photo pixel the parse's crop does not reach
+};
+
+typedef struct cv_face_parser cv_face_parser;  // load once per process; one caller at a time
+
+// Reads the ONNX network (an input of input_size² RGB, 19 class logits out). NULL with a message on failure.
+cv_face_parser *cv_face_parser_open(const char *onnx_path, int32_t input_size, char *message, size_t message_len);
+void cv_face_parser_free(cv_face_parser *parser);
+int32_t cv_face_parser_size(const cv_face_parser *parser);
+
+// Parses the square crop (crop_x, crop_y, crop_side: photo pixels, may reach past the edges, which repeat)
+// of an RGB image: classes[size²] (argmax) and hair[size²] (softmax probability of hair or hat). 0 = ok.
+int32_t cv_face_parser_run(cv_face_parser *parser, const uint8_t *rgb, int32_t width, int32_t height, float crop_x,
+                           float crop_y, float crop_side, uint8_t *classes, float *hair, char *message,
+                           size_t message_len);
+
+// The parse back on the photo: classes_out[width*height] (nearest; CV_PARSE_UNKNOWN off the crop) and
+// matte_out[width*height], the hair probability refined by a guided filter (radius px, eps) with the photo
+// as guide, 0 off the crop. 0 = ok.
+int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, float crop_x, float crop_y, float crop_side,
+                          int32_t size, const uint8_t *classes, const float *hair, int32_t guided_radius,
+                          float guided_eps, uint8_t *classes_out, float *matte_out);
+
+// The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, by
+// background elsewhere, each continued from its own visible class (classes[] at photo resolution), with
+// grain seeded by `seed`. out_rgb[width*height*3]. 0 = ok.
+int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
+                     const uint8_t *head, uint64_t seed, uint8_t *out_rgb);
+
+// The hair (matte 0..1) recoloured toward a linear RGB target in linear light, its texture kept as
+// luminance relative to its mean; pixels where matte is 0 keep their bytes. out_rgb[width*height*3]. 0 = ok.
+int32_t cv_hair_recolor(const uint8_t *rgb, int32_t width, int32_t height, const float *matte, float target_r,
+                        float target_g, float target_b, float strength, uint8_t *out_rgb);
+
+// Fills triangles (xy: 6 floats each, photo pixels) into an 8-bit mask with 255: the head's silhouette.
+void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float *xy, int32_t triangle_count);
+
 #ifdef __cplusplus
 }
 #endif

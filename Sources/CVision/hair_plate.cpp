@@ -1,0 +1,332 @@
+// hair_plate.cpp: the person's own hair at the photo's resolution, and what is done with it.
+//  - cv_parse_to_photo: the parse (classes, hair probability) resampled from its square crop onto the photo;
+//    the probability refined into a soft matte by a guided filter (He et al. 2013, OpenCV ximgproc) with the
+//    photo as guide, so the matte's edge follows the photo's own edges: wisps fade rather than step.
+//  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the head's silhouette the hair
+//    is replaced by skin continued from the visible skin; outside it by background continued from the
+//    visible background; each from its own sources only (so no hair colour smears in), by pull-push
+//    interpolation (Gortler et al. 1996), plus grain matched to the sources' noise, blended by the matte.
+//  - cv_hair_recolor: the own hair recoloured in linear light, texture kept as relative luminance.
+// Deterministic: no threads race on a value, the grain is a hash of the pixel and a seed.
+#include "CVision.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/ximgproc/edge_filter.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+// sRGB ↔ linear (IEC 61966-2-1), as tables: 256 decodes, and a 4096-step encode.
+struct SRGB {
+    float decode[256];
+    uint8_t encode[4097];
+    SRGB() {
+        for (int i = 0; i < 256; ++i) {
+            const double c = i / 255.0;
+            decode[i] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+        }
+        for (int i = 0; i <= 4096; ++i) {
+            const double l = i / 4096.0;
+            const double c = l <= 0.0031308 ? l * 12.92 : 1.055 * std::pow(l, 1 / 2.4) - 0.055;
+            encode[i] = uint8_t(std::lround(std::min(std::max(c, 0.0), 1.0) * 255));
+        }
+    }
+    uint8_t toByte(float linear) const {
+        const float x = std::min(std::max(linear, 0.0f), 1.0f);
+        return encode[int(x * 4096 + 0.5f)];
+    }
+};
+const SRGB &srgb() {
+    static const SRGB table;
+    return table;
+}
+
+// A uniform value in [0, 1) from a pixel and a seed (SplitMix64's finaliser).
+inline float hash01(uint64_t x, uint64_t y, uint64_t seed) {
+    uint64_t z = seed ^ (x * 0x9E3779B97F4A7C15ull) ^ (y * 0xC2B2AE3D27D4EB4Full);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return float(z >> 40) / float(1ull << 24);
+}
+
+// Approximately standard normal from two hashes (Box–Muller).
+inline float gauss(uint64_t x, uint64_t y, uint64_t seed) {
+    const float u1 = std::max(hash01(x, y, seed), 1e-7f), u2 = hash01(x, y, seed ^ 0x5851F42D4C957F2Dull);
+    return std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+}
+
+// Pull-push: fills every pixel of `value` (CV_32FC3) whose `weight` (CV_32F, 0..1) is below 1 from the
+// weighted average of known pixels at successively coarser scales. Smooth, and uses only the known pixels.
+cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
+    cv::Mat w3;
+    cv::merge(std::vector<cv::Mat>{weight, weight, weight}, w3);
+    const cv::Mat vw = value.mul(w3);
+    std::vector<cv::Mat> sums{vw}, weights{weight.clone()};
+    while (sums.back().rows > 1 || sums.back().cols > 1) {
+        const cv::Mat &s = sums.back(), &w = weights.back();
+        const int rows = (s.rows + 1) / 2, cols = (s.cols + 1) / 2;
+        cv::Mat s2(rows, cols, CV_32FC3, cv::Scalar::all(0)), w2(rows, cols, CV_32F, cv::Scalar(0));
+        for (int y = 0; y < s.rows; ++y) {
+            const cv::Vec3f *sr = s.ptr<cv::Vec3f>(y);
+            const float *wr = w.ptr<float>(y);
+            cv::Vec3f *dr = s2.ptr<cv::Vec3f>(y / 2);
+            float *dw = w2.ptr<float>(y / 2);
+            for (int x = 0; x < s.cols; ++x) { dr[x / 2] += sr[x]; dw[x / 2] += wr[x]; }
+        }
+        // Weights saturate at 1: a coarse pixel with any full-weight child counts as known.
+        cv::Mat avg(rows, cols, CV_32FC3);
+        for (int y = 0; y < rows; ++y) {
+            cv::Vec3f *ar = avg.ptr<cv::Vec3f>(y), *sr = s2.ptr<cv::Vec3f>(y);
+            float *wr = w2.ptr<float>(y);
+            for (int x = 0; x < cols; ++x) {
+                ar[x] = wr[x] > 0 ? sr[x] / wr[x] : cv::Vec3f(0, 0, 0);
+                wr[x] = std::min(wr[x], 1.0f);
+                sr[x] = ar[x] * wr[x];
+            }
+        }
+        sums.push_back(s2);
+        weights.push_back(w2);
+    }
+    // Push: each level's unknown part from the (bilinearly upsampled) coarser level.
+    cv::Mat filled;
+    {
+        const cv::Mat &w = weights.back();
+        filled = sums.back().clone();
+        if (w.at<float>(0, 0) > 0) filled /= w.at<float>(0, 0);
+    }
+    for (int level = int(sums.size()) - 2; level >= 0; --level) {
+        cv::Mat up;
+        cv::resize(filled, up, sums[level].size(), 0, 0, cv::INTER_LINEAR);
+        cv::Mat out(sums[level].size(), CV_32FC3);
+        const cv::Mat &s = sums[level], &w = weights[level];
+        for (int y = 0; y < out.rows; ++y) {
+            const cv::Vec3f *sr = s.ptr<cv::Vec3f>(y), *ur = up.ptr<cv::Vec3f>(y);
+            const float *wr = w.ptr<float>(y);
+            cv::Vec3f *orow = out.ptr<cv::Vec3f>(y);
+            for (int x = 0; x < out.cols; ++x) {
+                const float k = std::min(wr[x], 1.0f);
+                const cv::Vec3f known = wr[x] > 0 ? sr[x] / std::max(wr[x], 1e-6f) : cv::Vec3f(0, 0, 0);
+                orow[x] = known * k + ur[x] * (1 - k);
+            }
+        }
+        filled = out;
+    }
+    return filled;
+}
+
+// The noise of the pixels `mask` marks, in linear light: a robust standard deviation (1.4826 × the median
+// absolute value) of the fine detail (image minus a 3×3 box blur), so edges and features among the sources
+// do not count as grain. The grain a fill must carry to look like the photo around it.
+float grainSigma(const cv::Mat &linear, const cv::Mat &mask) {
+    cv::Mat blurred;
+    cv::blur(linear, blurred, cv::Size(3, 3));
+    std::vector<float> magnitudes;
+    for (int y = 0; y < linear.rows; ++y) {
+        const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y), *b = blurred.ptr<cv::Vec3f>(y);
+        const uint8_t *m = mask.ptr<uint8_t>(y);
+        for (int x = 0; x < linear.cols; ++x) {
+            if (!m[x]) continue;
+            const cv::Vec3f d = l[x] - b[x];
+            magnitudes.push_back(std::fabs(0.2126f * d[0] + 0.7152f * d[1] + 0.0722f * d[2]));
+        }
+    }
+    if (magnitudes.empty()) return 0;
+    std::nth_element(magnitudes.begin(), magnitudes.begin() + magnitudes.size() / 2, magnitudes.end());
+    // A 3×3 box leaves 8/9 of white noise's variance in the detail.
+    return 1.4826f * magnitudes[magnitudes.size() / 2] / std::sqrt(8.0f / 9.0f);
+}
+
+bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
+
+}  // namespace
+
+int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, float crop_x, float crop_y, float crop_side,
+                          int32_t size, const uint8_t *classes, const float *hair, int32_t guided_radius,
+                          float guided_eps, uint8_t *classes_out, float *matte_out) {
+    if (!rgb || width <= 0 || height <= 0 || size <= 0 || !(crop_side > 1) || !classes || !hair || !classes_out || !matte_out) return 1;
+    try {
+        cv::Mat photo(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        cv::Mat classMap(size, size, CV_8U, const_cast<uint8_t *>(classes));
+        cv::Mat hairMap(size, size, CV_32F, const_cast<float *>(hair));
+        // Photo pixel p ↔ crop pixel u: p = crop + (u + 0.5)·scale − 0.5 (as the parse sampled it).
+        const double scale = crop_side / size;
+        cv::Mat toCrop = (cv::Mat_<double>(2, 3) << 1 / scale, 0, -(crop_x + 0.5 * scale - 0.5) / scale, 0, 1 / scale,
+                          -(crop_y + 0.5 * scale - 0.5) / scale);
+        cv::Mat photoClasses(height, width, CV_8U, classes_out), photoHair;
+        // WARP_INVERSE_MAP: `toCrop` takes each photo pixel to where it samples the crop.
+        cv::warpAffine(classMap, photoClasses, toCrop, photoClasses.size(), cv::INTER_NEAREST | cv::WARP_INVERSE_MAP,
+                       cv::BORDER_CONSTANT, cv::Scalar(CV_PARSE_UNKNOWN));
+        cv::warpAffine(hairMap, photoHair, toCrop, photoClasses.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                       cv::BORDER_CONSTANT, cv::Scalar(0));
+        // Refine only where the crop lies on the photo (the rest is 0).
+        const int x0 = std::max(0, int(std::floor(crop_x))), y0 = std::max(0, int(std::floor(crop_y)));
+        const int x1 = std::min(width, int(std::ceil(crop_x + crop_side))), y1 = std::min(height, int(std::ceil(crop_y + crop_side)));
+        cv::Mat matte(height, width, CV_32F, matte_out);
+        matte.setTo(0);
+        if (x1 > x0 && y1 > y0) {
+            const cv::Rect roi(x0, y0, x1 - x0, y1 - y0);
+            cv::Mat guide;
+            photo(roi).convertTo(guide, CV_32FC3, 1.0 / 255);
+            cv::Mat refined;
+            cv::ximgproc::guidedFilter(guide, photoHair(roi), refined, std::max(1, int(guided_radius)), guided_eps, CV_32F);
+            cv::min(cv::max(refined, 0.0), 1.0, refined);
+            refined.copyTo(matte(roi));
+        }
+    } catch (const cv::Exception &) {
+        return 2;
+    }
+    return 0;
+}
+
+int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
+                     const uint8_t *head, uint64_t seed, uint8_t *out_rgb) {
+    if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !out_rgb) return 1;
+    std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
+    try {
+        cv::Mat removeMap(height, width, CV_32F, const_cast<float *>(remove));
+        cv::Mat removing = removeMap > 0.02f;
+        if (cv::countNonZero(removing) == 0) return 0;
+        // Work on the removed region's box, grown so sources around it are in reach.
+        cv::Rect box = cv::boundingRect(removing);
+        const int grow = std::max(16, std::max(box.width, box.height) / 4);
+        box.x = std::max(0, box.x - grow);
+        box.y = std::max(0, box.y - grow);
+        box.width = std::min(width - box.x, box.width + 2 * grow);
+        box.height = std::min(height - box.y, box.height + 2 * grow);
+
+        const SRGB &t = srgb();
+        cv::Mat linear(box.size(), CV_32FC3);
+        for (int y = 0; y < box.height; ++y) {
+            const uint8_t *src = rgb + (size_t(box.y + y) * width + box.x) * 3;
+            cv::Vec3f *dst = linear.ptr<cv::Vec3f>(y);
+            for (int x = 0; x < box.width; ++x) dst[x] = cv::Vec3f(t.decode[src[3 * x]], t.decode[src[3 * x + 1]], t.decode[src[3 * x + 2]]);
+        }
+        cv::Mat classBox(height, width, CV_8U, const_cast<uint8_t *>(classes));
+        classBox = classBox(box);
+        cv::Mat headBox = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(head))(box);
+        cv::Mat removeBox = removeMap(box), removingBox = removing(box);
+
+        // Sources: background pixels off the head, and skin, never anything being removed. A one-pixel
+        // margin keeps the sources off the boundary of the hair they border (its colour bleeds there).
+        // Sources stay a band away from the removed hair: its fringe and the shadow it casts darken the
+        // pixels just outside what the network calls hair, and pull-push would carry them into the hole.
+        const int band = std::max(2, std::max(box.width, box.height) / 60) | 1;
+        cv::Mat notRemoving;
+        cv::dilate(removingBox, notRemoving, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * band + 1, 2 * band + 1)));
+        notRemoving = notRemoving == 0;
+        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_UNKNOWN) & (headBox == 0) & notRemoving;
+        cv::Mat skinSource(box.size(), CV_8U, cv::Scalar(0));
+        for (int y = 0; y < box.height; ++y) {
+            const uint8_t *c = classBox.ptr<uint8_t>(y);
+            uint8_t *s = skinSource.ptr<uint8_t>(y);
+            for (int x = 0; x < box.width; ++x) s[x] = isSkinClass(c[x]) ? 255 : 0;
+        }
+        skinSource &= notRemoving;
+
+        cv::Mat backgroundWeight, skinWeight;
+        backgroundSource.convertTo(backgroundWeight, CV_32F, 1.0 / 255);
+        skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
+        cv::Mat backgroundFill = cv::countNonZero(backgroundSource) > 0 ? pullPush(linear, backgroundWeight) : linear.clone();
+        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? pullPush(linear, skinWeight) : backgroundFill.clone();
+        // Half the sources' measured noise, at most 1.5% of white: a fill is smoother than the photo's
+        // texture (skin pores, cloth) it cannot reproduce, and full-strength grain on a smooth fill reads as
+        // static rather than as the photo's grain.
+        const float backgroundGrain = std::min(0.5f * grainSigma(linear, backgroundSource), 0.015f);
+        const float skinGrain = std::min(0.5f * grainSigma(linear, skinSource), 0.015f);
+
+        // The head's silhouette, anti-aliased: skin inside, background outside.
+        cv::Mat headWeight;
+        headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
+        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), 1.0);
+        // Skin that continues over the skull is lit as a rounded surface is: darker toward the silhouette,
+        // where it turns away (1 − 0.3·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
+        cv::Mat inside;
+        cv::distanceTransform(headBox, inside, cv::DIST_L2, 3);
+        const float falloff = std::max(2.0f, float(std::max(box.width, box.height)) / 25);
+        // The blend: how much of each pixel is replaced, softened by a pixel so no seam shows.
+        cv::Mat alpha;
+        cv::GaussianBlur(removeBox, alpha, cv::Size(0, 0), 1.0);
+        cv::max(alpha, removeBox, alpha);
+
+        for (int y = 0; y < box.height; ++y) {
+            const cv::Vec3f *bg = backgroundFill.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y), *ph = linear.ptr<cv::Vec3f>(y);
+            const float *hw = headWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
+            uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
+            for (int x = 0; x < box.width; ++x) {
+                const float k = std::min(a[x], 1.0f);
+                if (k <= 0) continue;
+                const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
+                const float n = gauss(px, py, seed);
+                const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain) * n;
+                const float turn = 1 - 0.3f * std::exp(-inside.at<float>(y, x) / falloff);
+                cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
+                // Grain as the sources carry it, in luminance (added to every channel alike).
+                fill += cv::Vec3f(grain, grain, grain);
+                const cv::Vec3f out = ph[x] * (1 - k) + fill * k;
+                for (int c = 0; c < 3; ++c) dst[3 * x + c] = t.toByte(out[c]);
+            }
+        }
+    } catch (const cv::Exception &) {
+        return 2;
+    }
+    return 0;
+}
+
+int32_t cv_hair_recolor(const uint8_t *rgb, int32_t width, int32_t height, const float *matte, float target_r,
+                        float target_g, float target_b, float strength, uint8_t *out_rgb) {
+    if (!rgb || width <= 0 || height <= 0 || !matte || !out_rgb) return 1;
+    const size_t n = size_t(width) * height;
+    std::memcpy(out_rgb, rgb, n * 3);
+    const SRGB &t = srgb();
+    auto luma = [](float r, float g, float b) { return 0.2126f * r + 0.7152f * g + 0.0722f * b; };
+    // The hair's mean luminance (matte-weighted, linear): the level its texture is measured against.
+    double sum = 0, weight = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (matte[i] <= 0) continue;
+        sum += double(matte[i]) * luma(t.decode[rgb[3 * i]], t.decode[rgb[3 * i + 1]], t.decode[rgb[3 * i + 2]]);
+        weight += matte[i];
+    }
+    if (weight <= 0) return 0;
+    const float mean = std::max(float(sum / weight), 1e-4f);
+    const float target = std::max(luma(target_r, target_g, target_b), 1e-4f);
+    // Texture is kept as luminance relative to the mean, compressed in log space as the colour is lightened:
+    // dark hair's highlights are 3-4x its mean, which kept as they are would burn platinum to white; every
+    // doubling of the level above the source's takes the contrast's exponent down (1 → 1/1.5 at 2x, 1/2.5
+    // at 8x); darkening keeps it.
+    const float stops = std::max(0.0f, std::log2(target / mean));
+    const float exponent = 1 / (1 + 0.5f * stops);
+    const float k = std::min(std::max(strength, 0.0f), 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        const float a = std::min(matte[i], 1.0f) * k;
+        if (a <= 0) continue;  // outside the matte: the photo's own bytes
+        const float r = t.decode[rgb[3 * i]], g = t.decode[rgb[3 * i + 1]], b = t.decode[rgb[3 * i + 2]];
+        const float ratio = std::pow(std::max(luma(r, g, b), 1e-5f) / mean, exponent);
+        const float nr = target_r * ratio, ng = target_g * ratio, nb = target_b * ratio;
+        out_rgb[3 * i] = t.toByte(r * (1 - a) + nr * a);
+        out_rgb[3 * i + 1] = t.toByte(g * (1 - a) + ng * a);
+        out_rgb[3 * i + 2] = t.toByte(b * (1 - a) + nb * a);
+    }
+    return 0;
+}
+
+void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float *xy, int32_t triangle_count) {
+    if (!mask || width <= 0 || height <= 0 || !xy || triangle_count <= 0) return;
+    cv::Mat out(height, width, CV_8U, mask);
+    constexpr int shift = 4;  // sub-pixel vertices: 1/16 px
+    for (int32_t t = 0; t < triangle_count; ++t) {
+        cv::Point corners[3];
+        bool finite = true;
+        for (int k = 0; k < 3; ++k) {
+            const float x = xy[6 * t + 2 * k], y = xy[6 * t + 2 * k + 1];
+            if (!std::isfinite(x) || !std::isfinite(y) || std::fabs(x) > 1e6f || std::fabs(y) > 1e6f) { finite = false; break; }
+            corners[k] = cv::Point(int(std::lround(x * (1 << shift))), int(std::lround(y * (1 << shift))));
+        }
+        if (finite) cv::fillConvexPoly(out, corners, 3, cv::Scalar(255), cv::LINE_8, shift);
+    }
+}

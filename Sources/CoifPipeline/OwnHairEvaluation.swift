@@ -1,0 +1,71 @@
+// OwnHairEvaluation: does a try-on still show the person's own hair? The face-parsing network is asked
+// about the output: of the own hair that the new style does not cover (the photo's own-hair matte ≥ 0.5
+// where the new hair's matte < 0.1), what share does it label hair or hat? Measured with the own hair kept
+// (the old behaviour) and removed, per photo and style. The same network judges its own removal, so this
+// says the hair is gone to the parser; the README's pictures say what a person sees.
+import CoifCore
+import CoifGroom
+import CoifMedia
+import CoifRender
+import CoifVision
+import Foundation
+
+public struct OwnHairMeasurement: Sendable, Codable {
+    public var photo: String
+    public var style: String
+    /// Pixels of own hair the new style leaves uncovered.
+    public var uncoveredPixels: Int
+    /// Share of those the network labels hair or hat in the output, own hair kept.
+    public var labelledHairKept: Double
+    /// The same with the own hair removed (the default).
+    public var labelledHairRemoved: Double
+    /// What the removed region is labelled instead: background, skin (face, neck, ears), other.
+    public var removedAsBackground: Double
+    public var removedAsSkin: Double
+    /// Milliseconds of parse and plate for the photo (once per photo, whatever the style).
+    public var parseMs: Double
+    public var plateMs: Double
+}
+
+public enum OwnHairEvaluation {
+    /// Measures every style in `styles` on every photo (the largest face).
+    public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
+                           progress: (OwnHairMeasurement) -> Void = { _ in }) throws -> [OwnHairMeasurement] {
+        let parser = try engine.faceParser()
+        var rows: [OwnHairMeasurement] = []
+        for photo in photos {
+            var timing = FrameTiming()
+            let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
+            let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing),
+                                                    seed: 1, timing: &timing)
+            guard let own = analyses[0].ownHair else { continue }
+            let box = analyses[0].chosen.box
+            for style in styles {
+                var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
+                var t = FrameTiming()
+                let removed = try engine.render(analyses, job: job, timing: &t)
+                job.removesOwnHair = false
+                let kept = try engine.render(analyses, job: job, timing: &t)
+                let newHair = removed.images.matte.pixels
+                let uncovered = (0..<own.matte.count).filter { own.matte[$0] >= 0.5 && newHair[$0] < 26 }
+                func labels(_ image: PixelImage) throws -> [UInt8] {
+                    try parser.parse(Frame(image: image, source: photo), box: box).classes
+                }
+                let keptClasses = try labels(kept.images.composite), removedClasses = try labels(removed.images.composite)
+                func share(_ classes: [UInt8], _ test: (UInt8) -> Bool) -> Double {
+                    uncovered.isEmpty ? 0 : Double(uncovered.filter { test(classes[$0]) }.count) / Double(uncovered.count)
+                }
+                let isHair: (UInt8) -> Bool = { $0 == OwnHair.hair || $0 == OwnHair.hat }
+                let row = OwnHairMeasurement(
+                    photo: (photo as NSString).lastPathComponent, style: style, uncoveredPixels: uncovered.count,
+                    labelledHairKept: share(keptClasses, isHair), labelledHairRemoved: share(removedClasses, isHair),
+                    removedAsBackground: share(removedClasses) { $0 == OwnHair.background },
+                    removedAsSkin: share(removedClasses) { [1, 7, 8, 9, 14].contains($0) },
+                    parseMs: timing[.parse] ?? 0, plateMs: timing[.plate] ?? 0)
+                progress(row)
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,184 @@
+// OwnHairTests: the person's own hair, with the real face-parsing network (installed by `make models`) on
+// real photos: a soft matte, recolouring that touches nothing else, removal under a try-on that the network
+// itself no longer calls hair, a bald head with next to no hair, and a missing or damaged model reported as
+// exit 50 with nothing written.
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import CoifVision
+import Foundation
+import XCTest
+
+final class OwnHairTests: XCTestCase {
+    /// The network, or a failure saying how to install it (`make test` installs it first).
+    static func requireModel() throws -> String {
+        let path = FaceParser.defaultModelPath
+        guard FileManager.default.fileExists(atPath: path) else {
+            XCTFail("the face-parsing model is not installed at \(path): run `make models`")
+            throw XCTSkip("no face-parsing model")
+        }
+        return path
+    }
+
+    func astronautHair() throws -> (Frame, PhotoAnalysis) {
+        _ = try Self.requireModel()
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        XCTAssertNotNil(timing[.parse])
+        XCTAssertNotNil(timing[.plate])
+        return (frame, analyses[0])
+    }
+
+    /// The matte covers her hair (above the brows, around the face), not her face, and fades over a band
+    /// of pixels instead of stepping.
+    func testMatteCoversTheHairWithASoftEdge() throws {
+        let (frame, analysis) = try astronautHair()
+        let hair = try XCTUnwrap(analysis.ownHair)
+        let w = frame.image.width
+        let marks = analysis.chosen.landmarks
+        // The forehead's top is hair (her fringe); the nose tip and chin are not.
+        let browTop = min(marks[19].y, marks[24].y)
+        let above = Int(browTop - 0.9 * (marks[8].y - browTop) * 0.5)
+        XCTAssertGreaterThan(hair.matte[max(above, 0) * w + Int(marks[27].x)], 0.5, "hair above the forehead")
+        XCTAssertLessThan(hair.matte[Int(marks[30].y) * w + Int(marks[30].x)], 0.05, "the nose is not hair")
+        XCTAssertLessThan(hair.matte[Int(marks[8].y - 3) * w + Int(marks[8].x)], 0.05, "the chin is not hair")
+        let full = hair.matte.filter { $0 >= 0.95 }.count, soft = hair.matte.filter { $0 > 0.05 && $0 < 0.95 }.count
+        XCTAssertGreaterThan(full, 5_000, "her hair is ~9k pixels at full strength")
+        XCTAssertGreaterThan(soft, full / 50, "a soft band along the edge (\(soft) soft, \(full) full)")
+    }
+
+    /// Recolouring moves the hair's hue toward the target and leaves every pixel outside the matte as it was,
+    /// byte for byte, through the CLI's file too.
+    func testRecolorChangesOnlyTheHairAndMovesItsHue() throws {
+        let (frame, analysis) = try astronautHair()
+        let hair = try XCTUnwrap(analysis.ownHair)
+        let target = try HairColor.parse("#2060c0")  // a blue no hair has: the hue must move
+        let out = try HairRecolor.apply(frame.image, matte: hair.matte, targetLinear: target.linear, strength: 1)
+        var outsideChanged = 0, insideBlueGain = 0.0, inside = 0
+        for i in 0..<hair.matte.count {
+            let p = i * 3
+            let before = frame.image.pixels[p..<(p + 3)], after = out.pixels[p..<(p + 3)]
+            if hair.matte[i] == 0 {
+                if before != after { outsideChanged += 1 }
+            } else if hair.matte[i] >= 0.9 {
+                insideBlueGain += Double(after[after.startIndex + 2]) - Double(after[after.startIndex]) -
+                    (Double(before[before.startIndex + 2]) - Double(before[before.startIndex]))
+                inside += 1
+            }
+        }
+        XCTAssertEqual(outsideChanged, 0, "pixels outside the matte keep their bytes")
+        XCTAssertGreaterThan(inside, 5_000)
+        XCTAssertGreaterThan(insideBlueGain / Double(inside), 40, "blue − red rises in the hair")
+
+        let dir = try Fixtures.temporaryDirectory()
+        let run = try Fixtures.runCoif(["recolor", try Fixtures.requireAstronaut(), "--color", "#2060c0", "-o", dir + "/blue.png"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("ΔE00"), run.stdout)
+        XCTAssertEqual(try PNGFile.read(path: dir + "/blue.png", channels: 3), out)
+        // A strength outside 0–1 is refused before any work.
+        let bad = try Fixtures.runCoif(["recolor", try Fixtures.requireAstronaut(), "--color", "red", "--strength", "2", "-o", dir + "/x.png"])
+        XCTAssertEqual(bad.status, 22, bad.stderr)
+    }
+
+    /// Under a short style the network, run on the output, no longer calls her uncovered hair hair: with
+    /// the own hair kept it does on ~97% of it; removed, on a tenth of that or less.
+    func testRemovalTakesTheUncoveredHairAwayAsTheNetworkSeesIt() throws {
+        _ = try Self.requireModel()
+        let rows = try OwnHairEvaluation.run(engine: try Fixtures.sharedEngine(), photos: [try Fixtures.requireAstronaut()],
+                                             styles: ["pixie", "buzz-cut"], color: try HairColor.parse("auburn"))
+        for row in rows {
+            print(String(format: "OwnHairTests: %@ %@: hair/hat kept %.1f%%, removed %.1f%%", row.photo, row.style,
+                         100 * row.labelledHairKept, 100 * row.labelledHairRemoved))
+            XCTAssertGreaterThan(row.uncoveredPixels, 2000, row.style)
+            XCTAssertGreaterThan(row.labelledHairKept, 0.8, "\(row.style): the old behaviour shows her hair")
+            XCTAssertLessThan(row.labelledHairRemoved, row.labelledHairKept / 10, "\(row.style): removal cuts it tenfold")
+        }
+    }
+
+    /// The plate, the layers and the bytes: the same twice; --keep-own-hair draws over the photo as before
+    /// and does not parse; --layers writes the own-hair matte and the filled photo.
+    func testPlateIsDeterministicAndLayersAreWritten() throws {
+        let (_, first) = try astronautHair()
+        let (_, second) = try astronautHair()
+        XCTAssertEqual(first.plate, second.plate)
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        try FileManager.default.createDirectory(atPath: dir + "/layers", withIntermediateDirectories: true)
+        let run = try Fixtures.runCoif(["render", photo, "--style", "pixie", "-o", dir + "/out.png", "--layers", dir + "/layers",
+                                        "--timing", dir + "/t.json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir + "/layers"), ["filled.png", "hair.png", "matte.png", "own-hair-matte.png"])
+        XCTAssertEqual(try PNGFile.read(path: dir + "/layers/filled.png", channels: 3), first.plate)
+        let timing = try String(contentsOfFile: dir + "/t.json", encoding: .utf8)
+        XCTAssertTrue(timing.contains("\"parse\"") && timing.contains("\"plate\""), timing)
+        let kept = try Fixtures.runCoif(["render", photo, "--style", "pixie", "--keep-own-hair", "-o", dir + "/kept.png", "--timing", dir + "/k.json"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertFalse(try String(contentsOfFile: dir + "/k.json", encoding: .utf8).contains("\"parse\""))
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/kept.png")), try Data(contentsOf: URL(fileURLWithPath: dir + "/out.png")))
+    }
+
+    /// A bald head has next to no hair (the shared test data's bald_guys.jpg, a collage: its eight largest
+    /// faces). A crop 2.6 times a face reaches its neighbours' beards and brows, so each face may show a
+    /// little; the typical one none.
+    func testABaldHeadHasAlmostNoHair() throws {
+        _ = try Self.requireModel()
+        let path = Fixtures.testdata.appendingPathComponent("landmarks68/dlib_faces/bald_guys.jpg").path
+        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) missing (COIF_TESTDATA)") }
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: path)
+        let faces = try engine.analyse(frame, faces: .all, timing: &timing)
+        XCTAssertGreaterThanOrEqual(faces.count, 8)
+        let parser = try engine.faceParser()
+        var shares: [Double] = []
+        for face in faces.prefix(8) {
+            let hair = try parser.parse(frame, box: face.chosen.box)
+            let box = face.chosen.box
+            // Over the head's box grown to the crop: the share of pixels that are hair.
+            let crop = FaceParser.crop(for: box)
+            var total = 0, hairy = 0
+            for y in max(0, Int(crop.y))..<min(frame.image.height, Int(crop.y + crop.side)) {
+                for x in max(0, Int(crop.x))..<min(frame.image.width, Int(crop.x + crop.side)) {
+                    total += 1
+                    if hair.matte[y * frame.image.width + x] >= 0.5 { hairy += 1 }
+                }
+            }
+            let share = Double(hairy) / Double(max(total, 1))
+            print(String(format: "OwnHairTests: bald face at (%.0f, %.0f): %.2f%% of its crop is hair", box.left, box.top, 100 * share))
+            XCTAssertLessThan(share, 0.08)
+            shares.append(share)
+        }
+        XCTAssertLessThan(shares.sorted()[shares.count / 2], 0.01, "the typical bald head: under 1% hair")
+    }
+
+    /// No model, a truncated one, or one OpenCV cannot read: exit 50, one line naming the file and how to
+    /// install it, and no output; --keep-own-hair needs no model.
+    func testMissingOrDamagedModelIsExit50AndWritesNothing() throws {
+        let model = try Self.requireModel()
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        try FileManager.default.createDirectory(atPath: dir + "/none", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/cut", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/noise", withIntermediateDirectories: true)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: model))
+        let sidecar = try String(contentsOfFile: model + ".sha256", encoding: .utf8)
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: dir + "/cut/" + FaceParser.modelFile))
+        try sidecar.write(toFile: dir + "/cut/" + FaceParser.modelFile + ".sha256", atomically: true, encoding: .utf8)
+        try Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir + "/noise/" + FaceParser.modelFile))
+        try sidecar.write(toFile: dir + "/noise/" + FaceParser.modelFile + ".sha256", atomically: true, encoding: .utf8)
+        for variant in ["none", "cut", "noise"] {
+            for command in [["render", photo, "-o", dir + "/out.png"], ["recolor", photo, "--color", "red", "-o", dir + "/out.png"]] {
+                let run = try Fixtures.runCoif(command, environment: ["COIF_MODELS": dir + "/" + variant])
+                XCTAssertEqual(run.status, 50, "\(variant) \(command[0]): \(run.stderr)")
+                XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+                XCTAssertTrue(run.stderr.contains(FaceParser.modelFile) && run.stderr.contains("make models"), run.stderr)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out.png"), "\(variant): no output")
+            }
+        }
+        let kept = try Fixtures.runCoif(["render", photo, "--keep-own-hair", "-o", dir + "/kept.png"], environment: ["COIF_MODELS": dir + "/none"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+    }
+}
