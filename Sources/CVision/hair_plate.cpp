@@ -245,7 +245,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
         cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), 1.0);
         // Skin that continues over the skull is lit as a rounded surface is: darker toward the silhouette,
-        // where it turns away (1 − 0.3·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
+        // where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
         cv::Mat inside;
         cv::distanceTransform(headBox, inside, cv::DIST_L2, 3);
         const float falloff = std::max(2.0f, float(std::max(box.width, box.height)) / 25);
@@ -264,7 +264,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
                 const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain) * n;
-                const float turn = 1 - 0.3f * std::exp(-inside.at<float>(y, x) / falloff);
+                const float turn = 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff);
                 cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
                 // Grain as the sources carry it, in luminance (added to every channel alike).
                 fill += cv::Vec3f(grain, grain, grain);

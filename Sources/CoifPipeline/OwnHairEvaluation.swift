@@ -1,8 +1,8 @@
 // OwnHairEvaluation: does a try-on still show the person's own hair? The face-parsing network is asked
 // about the output: of the own hair that the new style does not cover (the photo's own-hair matte ≥ 0.5
 // where the new hair's matte < 0.1), what share does it label hair or hat? Measured with the own hair kept
-// (the old behaviour) and removed, per photo and style. The same network judges its own removal, so this
-// says the hair is gone to the parser; the README's pictures say what a person sees.
+// (the old behaviour) and removed, per photo and style. The judge is the network at its 512² input, so this
+// says the hair is gone to a parser of that kind; the README's pictures say what a person sees.
 import CoifCore
 import CoifGroom
 import CoifMedia
@@ -31,13 +31,18 @@ public enum OwnHairEvaluation {
     /// Measures every style in `styles` on every photo (the largest face).
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
                            progress: (OwnHairMeasurement) -> Void = { _ in }) throws -> [OwnHairMeasurement] {
-        let parser = try engine.faceParser()
+        // The judge is always the 512² network, whichever size removed the hair: a smaller input sees less
+        // hair to begin with and would flatter its own removal.
+        let parser = try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
         var rows: [OwnHairMeasurement] = []
         for photo in photos {
             var timing = FrameTiming()
             let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
-            let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing),
-                                                    seed: 1, timing: &timing)
+            let found: [PhotoAnalysis]
+            do { found = try engine.analyse(frame, faces: .largest, timing: &timing) } catch CoifError.noFace {
+                continue  // a photo with no face has no hair to measure (a video's title frame, say)
+            }
+            let analyses = try engine.removeOwnHair(found, seed: 1, timing: &timing)
             guard let own = analyses[0].ownHair else { continue }
             let box = analyses[0].chosen.box
             for style in styles {

@@ -8,10 +8,16 @@ import Foundation
 
 /// The face-parsing network, loaded once per process. Not thread-safe: one frame at a time.
 public final class FaceParser {
-    /// The network's input side: the ONNX file is exported for this size.
-    public static let inputSize = 512
-    /// The model's file name in the model cache.
-    public static let modelFile = "face-parsing-512.onnx"
+    /// The input sides the set-up exports (each its own ONNX file: OpenCV 4.6's dnn runs fixed shapes).
+    public static let inputSizes = [256, 512]
+    /// The network's input side: COIF_PARSE_SIZE (256 or 512), else 512. At 256² the network loses hair
+    /// (fringes, wild and fair hair) that then survives removal, for ~1/4 of the time (README, "Own hair":
+    /// measured side by side).
+    public static func defaultInputSize(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        environment["COIF_PARSE_SIZE"].flatMap(Int.init).flatMap { inputSizes.contains($0) ? $0 : nil } ?? 512
+    }
+    /// The model's file name in the model cache for an input side.
+    public static func modelFile(size: Int) -> String { "face-parsing-\(size).onnx" }
 
     /// Where the set-up puts models: $COIF_MODELS, else $XDG_CACHE_HOME/coif/models, else ~/.cache/coif/models.
     public static func modelDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -20,15 +26,19 @@ public final class FaceParser {
         return cache + "/coif/models"
     }
 
-    public static var defaultModelPath: String { modelDirectory() + "/" + modelFile }
+    public static var defaultModelPath: String { modelDirectory() + "/" + modelFile(size: defaultInputSize()) }
 
     private let handle: OpaquePointer
     public let modelPath: String
+    /// The side of the square the network sees (from the file's name, `modelFile(size:)`).
+    public let inputSize: Int
 
     /// Loads the network. `assetFailed` (exit 50) naming the file and how to install it when it is missing,
     /// does not match its sidecar (size and SHA-256 recorded by the set-up), or OpenCV cannot read it.
     public init(modelPath: String = FaceParser.defaultModelPath) throws {
         self.modelPath = modelPath
+        let name = (modelPath as NSString).lastPathComponent
+        inputSize = Self.inputSizes.first { Self.modelFile(size: $0) == name } ?? 512
         let install = "install it with `make models` (README, Models)"
         guard FileManager.default.fileExists(atPath: modelPath) else {
             throw CoifError.assetFailed(path: modelPath, reason: "face-parsing model missing; \(install)")
@@ -44,7 +54,7 @@ public final class FaceParser {
             throw CoifError.assetFailed(path: modelPath, reason: "damaged: \(actual ?? 0) bytes, expected \(size); \(install)")
         }
         var message = [CChar](repeating: 0, count: 512)
-        guard let parser = cv_face_parser_open(modelPath, Int32(Self.inputSize), &message, message.count) else {
+        guard let parser = cv_face_parser_open(modelPath, Int32(inputSize), &message, message.count) else {
             throw CoifError.assetFailed(path: modelPath, reason: "\(String(nulTerminated: message)); \(install)")
         }
         handle = parser
@@ -68,7 +78,7 @@ public final class FaceParser {
     public func parse(_ frame: Frame, box: FaceBox) throws -> OwnHair {
         let image = frame.image
         let crop = Self.crop(for: box)
-        let n = Self.inputSize * Self.inputSize
+        let n = inputSize * inputSize
         var classes = [UInt8](repeating: 0, count: n)
         var hair = [Float](repeating: 0, count: n)
         var message = [CChar](repeating: 0, count: 256)
@@ -85,7 +95,7 @@ public final class FaceParser {
         let radius = Int32(max(2, (crop.side / 100).rounded()))
         let refined = image.pixels.withUnsafeBufferPointer { rgb in
             cv_parse_to_photo(rgb.baseAddress, Int32(image.width), Int32(image.height), crop.x, crop.y, crop.side,
-                              Int32(Self.inputSize), classes, hair, radius, 1e-3, &photoClasses, &matte)
+                              Int32(inputSize), classes, hair, radius, 1e-3, &photoClasses, &matte)
         }
         guard refined == 0 else { throw CoifError.internalError("own hair: resampling the parse failed") }
         // Probability at or below `matteFloor` is not hair: the guided filter leaves a haze of 0.1–0.3 over
@@ -138,7 +148,7 @@ public enum HairPlate {
     /// How far (as a fraction of the parse crop's side) the matte is grown before removal: hair's fringe
     /// mixes with what is behind it for a pixel or two beyond where the network stops, and a halo of the
     /// old colour there reads as hair.
-    public static let growFraction: Float = 0.012
+    public static let growFraction: Float = 0.025
 
     /// The removal weight per pixel: the matte grown by `growFraction` of the crop (a max filter).
     public static func removal(_ hair: OwnHair) -> [Float] {

@@ -165,16 +165,16 @@ final class OwnHairTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/noise", withIntermediateDirectories: true)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: model))
         let sidecar = try String(contentsOfFile: model + ".sha256", encoding: .utf8)
-        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: dir + "/cut/" + FaceParser.modelFile))
-        try sidecar.write(toFile: dir + "/cut/" + FaceParser.modelFile + ".sha256", atomically: true, encoding: .utf8)
-        try Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir + "/noise/" + FaceParser.modelFile))
-        try sidecar.write(toFile: dir + "/noise/" + FaceParser.modelFile + ".sha256", atomically: true, encoding: .utf8)
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: dir + "/cut/" + FaceParser.modelFile(size: FaceParser.defaultInputSize())))
+        try sidecar.write(toFile: dir + "/cut/" + FaceParser.modelFile(size: FaceParser.defaultInputSize()) + ".sha256", atomically: true, encoding: .utf8)
+        try Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir + "/noise/" + FaceParser.modelFile(size: FaceParser.defaultInputSize())))
+        try sidecar.write(toFile: dir + "/noise/" + FaceParser.modelFile(size: FaceParser.defaultInputSize()) + ".sha256", atomically: true, encoding: .utf8)
         for variant in ["none", "cut", "noise"] {
             for command in [["render", photo, "-o", dir + "/out.png"], ["recolor", photo, "--color", "red", "-o", dir + "/out.png"]] {
                 let run = try Fixtures.runCoif(command, environment: ["COIF_MODELS": dir + "/" + variant])
                 XCTAssertEqual(run.status, 50, "\(variant) \(command[0]): \(run.stderr)")
                 XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
-                XCTAssertTrue(run.stderr.contains(FaceParser.modelFile) && run.stderr.contains("make models"), run.stderr)
+                XCTAssertTrue(run.stderr.contains(FaceParser.modelFile(size: FaceParser.defaultInputSize())) && run.stderr.contains("make models"), run.stderr)
                 XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out.png"), "\(variant): no output")
             }
         }
