@@ -8,6 +8,8 @@
 
 #include <dlfcn.h>
 #include <matio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -45,8 +47,11 @@ extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, 
     if (!path || !name) return -1;
     const Matio &lib = matio();
     if (!lib.loaded) return -4;
+    struct stat info;
+    if (access(path, R_OK) != 0 || stat(path, &info) != 0 || !S_ISREG(info.st_mode)) return -1;
+    if (info.st_size < 128) return -5;  // shorter than a MATLAB v5 header (libmatio opens an empty file)
     mat_t *file = lib.open(path, MAT_ACC_RDONLY);
-    if (!file) return -1;
+    if (!file) return -5;
     matvar_t *var = lib.read(file, name);
     if (!var) {
         lib.close(file);
@@ -56,6 +61,11 @@ extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, 
     if (var->rank == 2 && !var->isComplex && var->data &&
         (var->class_type == MAT_C_DOUBLE || var->class_type == MAT_C_SINGLE)) {
         const size_t count = var->dims[0] * var->dims[1];
+        if (count > size_t(INT32_MAX)) {
+            lib.free(var);
+            lib.close(file);
+            return -3;
+        }
         for (size_t i = 0; i < count && i < size_t(capacity > 0 ? capacity : 0) && out; ++i)
             out[i] = var->class_type == MAT_C_DOUBLE ? static_cast<const double *>(var->data)[i]
                                                      : double(static_cast<const float *>(var->data)[i]);

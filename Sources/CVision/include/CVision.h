@@ -129,8 +129,8 @@ int32_t cv_detect_profile_faces(cv_face_model *model, const uint8_t *gray, int32
 // ── MATLAB v5 .mat (libmatio) ──────────────────────────────────────────────────────────────
 // Reads numeric variable `name` (double or single, real, 2-D) into `out` as doubles in MATLAB's
 // column-major order, at most `capacity` values; writes its rows and columns. Returns the number of
-// values, or negative: -1 file unreadable, -2 no such variable, -3 not a real numeric 2-D array, -4 libmatio
-// (opened on first use) is not installed.
+// values, or negative: -1 file missing or unreadable, -2 no such variable, -3 not a real numeric 2-D array, -4
+// libmatio (opened on first use) is not installed, -5 the file exists but is no .mat file libmatio opens.
 int32_t cv_mat_read(const char *path, const char *name, double *out, int32_t capacity, int32_t *out_rows,
                     int32_t *out_cols);
 
