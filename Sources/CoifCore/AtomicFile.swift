@@ -10,6 +10,9 @@ import Glibc
 public enum AtomicFile {
     /// Checks, before any work is done, that `path`'s directory exists and is writable.
     public static func checkWritable(_ path: String) throws {
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw CoifError.outputNotWritable(path: path, reason: path.isEmpty ? "an empty path names no file" : "the path names a directory")
+        }
         if isSpecialFile(path) {
             guard access(path, W_OK) == 0 else { throw CoifError.outputNotWritable(path: path, reason: "not writable") }
             return
@@ -27,6 +30,26 @@ public enum AtomicFile {
         }
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw CoifError.outputNotWritable(path: path, reason: "it is a directory")
+        }
+    }
+
+    /// Checks, before any work is done, that `directory` is a writable directory or can be made as one:
+    /// its nearest existing ancestor is a writable directory.
+    public static func checkDirectory(_ directory: String) throws {
+        guard !directory.isEmpty else { throw CoifError.outputNotWritable(path: directory, reason: "an empty path names no directory") }
+        var existing = directory
+        var info = stat()
+        while stat(existing, &info) != 0 {
+            guard errno == ENOENT, existing != "/", existing != "." else {
+                throw CoifError.outputNotWritable(path: directory, reason: String(cString: strerror(errno)))
+            }
+            existing = directoryOf(existing)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CoifError.outputNotWritable(path: directory, reason: existing == directory ? "not a directory" : "\(existing) is not a directory")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            throw CoifError.outputNotWritable(path: directory, reason: "directory \(existing) is not writable")
         }
     }
 
