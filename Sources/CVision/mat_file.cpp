@@ -40,6 +40,29 @@ const Matio &matio() {
     return m;
 }
 
+// Whether a MATLAB v5 file's top-level elements (an 8-byte tag: type, byte count; then the data, padded
+// to 8 bytes) run past its end: libmatio reads a cut-off variable's missing bytes as zeros. Files that are
+// not v5 (v7.3 is HDF5) are left to libmatio.
+bool v5_truncated(const char *path, int64_t size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    unsigned char header[128];
+    bool truncated = false;
+    if (fread(header, 1, sizeof header, f) == sizeof header && header[126] == 'I' && header[127] == 'M') {
+        int64_t offset = 128;
+        unsigned char tag[8];
+        while (offset < size) {
+            if (fseek(f, long(offset), SEEK_SET) != 0 || fread(tag, 1, 8, f) != 8) { truncated = true; break; }
+            const uint32_t bytes = uint32_t(tag[4]) | uint32_t(tag[5]) << 8 | uint32_t(tag[6]) << 16 | uint32_t(tag[7]) << 24;
+            const int64_t padded = tag[0] == 15 ? int64_t(bytes) : (int64_t(bytes) + 7) / 8 * 8;  // compressed: unpadded
+            offset += 8 + padded;
+            if (offset > size + (tag[0] == 15 ? 0 : 7)) { truncated = true; break; }
+        }
+    }
+    fclose(f);
+    return truncated;
+}
+
 }  // namespace
 
 extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, int32_t capacity, int32_t *out_rows,
@@ -49,7 +72,7 @@ extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, 
     if (!lib.loaded) return -4;
     struct stat info;
     if (access(path, R_OK) != 0 || stat(path, &info) != 0 || !S_ISREG(info.st_mode)) return -1;
-    if (info.st_size < 128) return -5;  // shorter than a MATLAB v5 header (libmatio opens an empty file)
+    if (info.st_size < 128 || v5_truncated(path, int64_t(info.st_size))) return -5;  // libmatio opens an empty file
     mat_t *file = lib.open(path, MAT_ACC_RDONLY);
     if (!file) return -5;
     matvar_t *var = lib.read(file, name);
