@@ -36,10 +36,7 @@ final class HostileInputTests: XCTestCase {
         }
         let fifo = dir + "/zeros.png"
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "cat /dev/zero > '\(fifo)' 2>/dev/null"]
-        try writer.run()
+        let writer = try Fixtures.startShell("cat /dev/zero > '\(fifo)' 2>/dev/null")
         let fed = try runLimited(limit, ["render", fifo, "-o", dir + "/o.png"])
         writer.terminate()
         writer.waitUntilExit()
@@ -238,9 +235,7 @@ final class HostileInputTests: XCTestCase {
         let killed = try runLimited("ulimit -f 64", ["render", photo, "-o", dir + "/out.png"])  // 32 KB of a ~490 KB PNG
         XCTAssertNotEqual(killed.status, 0)
         XCTAssertEqual(Fixtures.listing(dir), [], "nothing left by the killed write")
-        let gone = Process()
-        gone.executableURL = URL(fileURLWithPath: "/bin/true")
-        try gone.run()
+        let gone = try Fixtures.startShell("exit 0")
         gone.waitUntilExit()
         let stale = dir + "/.out.png.tmp-\(gone.processIdentifier)"
         try "partial".write(toFile: stale, atomically: false, encoding: .utf8)

@@ -66,6 +66,15 @@ enum Fixtures {
         try run("/bin/sh", ["-c", script])
     }
 
+    /// Starts `script` with /bin/sh in the background (a FIFO's reader or writer); the caller waits or ends it.
+    static func startShell(_ script: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        return process
+    }
+
     private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
