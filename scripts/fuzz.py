@@ -5,7 +5,8 @@ Each parser gets real seed inputs (Debian's astronaut.png and messi5.jpg; the sh
 grooms and AFLW2000-3D .mat files when $COIF_TESTDATA, default ../shared/testdata, holds them; USC-HairSalon
 .data, OBJ curves, glTF curves, OBJ hair cards and golden manifests made here). A case mutates one seed
 (bit flips, interesting integers, truncation, inserted/deleted/duplicated runs, numbers in text swapped for
-nan/inf/huge values, PNG chunk CRCs repaired so header mutations reach the decoder) and runs one command on
+nan/inf/huge values; for PNG also chunk CRCs repaired so header mutations reach the decoder, and headers
+claiming huge sizes, as a decompression bomb's do) and runs one command on
 it under a memory limit (RLIMIT_AS) and a time limit. A case fails on:
   - a crash (the process died of a signal) or a hang (over the time limit);
   - an exit code outside the README's "Exit codes" table, or 70 (an internal error is a bug by definition);
@@ -126,6 +127,14 @@ INTERESTING = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0
 TEXT_NUMBERS = [b"nan", b"inf", b"-inf", b"1e38", b"-1e38", b"0", b"-1", b"1e308", b"99999999999", b"1.#QNAN"]
 
 
+def png_bomb(data, rng):
+    """The IHDR's width and height set to large values (a decompression bomb's header), CRCs repaired."""
+    if len(data) < 33 or data[12:16] != b"IHDR":
+        return data
+    side = lambda: rng.choice([rng.randrange(1, 1 << 16), rng.randrange(1 << 14, 1 << 20), rng.randrange(1, 1 << 31)])
+    return fix_png_crcs(data[:16] + struct.pack(">II", side(), side()) + data[24:])
+
+
 def fix_png_crcs(data):
     """Recomputes every chunk's CRC, so that a mutated header is read rather than rejected by its CRC."""
     if not data.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -186,12 +195,17 @@ def parsers(testdata):
     png = [("astronaut.png", open(ASTRONAUT, "rb").read())] if os.path.exists(ASTRONAUT) else []
     jpg = [("messi5.jpg", open(MESSI, "rb").read())] if os.path.exists(MESSI) else []
     if png:
-        # Alternately the photo decoder and coif diff's reader (against the seed, so sizes usually agree).
-        out.append(("png", png, False, lambda f, o, i: (["landmarks", f], []) if i % 2 else (["diff", ASTRONAUT, f], [])))
+        # Alternately the photo decoder and coif diff's reader (the file against itself: both decoded).
+        out.append(("png", png, False, lambda f, o, i: (["landmarks", f], []) if i % 2 else (["diff", f, f], [])))
     if jpg:
         out.append(("jpeg", jpg, False, lambda f, o, i: (["landmarks", f], [])))
     strands = scalp_strands()
-    groom = lambda f, o, i: (["groom", "import", f, "-o", "x", "--out", o + "/M"], [o + "/M/catalog.json", o + "/M/styles/x.obj"])
+    # Mostly `groom import` (read, check, fit, write); every 8th case a small `preview`, which also
+    # resamples, grids and interpolates what was read.
+    def groom(f, o, i):
+        if i % 8 == 7:
+            return ["preview", f, "--size", "64", "--strands", "300", "-o", o + "/p.png"], [o + "/p.png"]
+        return ["groom", "import", f, "-o", "x", "--out", o + "/M"], [o + "/M/catalog.json", o + "/M/styles/x.obj"]
     hair3d = os.path.join(testdata, "hair3d")
     tfx = sorted(os.path.join(d, n) for d, _, names in os.walk(hair3d) for n in names if n.endswith(".tfx")) if os.path.isdir(hair3d) else []
     tfx = [t for t in tfx if os.path.getsize(t) < 600_000]  # the small ones: a case must stay quick
@@ -267,8 +281,9 @@ def main():
                 rng = random.Random("%d/%s/%d" % (args.seed, name, i))
                 seed_name, seed_bytes = seeds[i % len(seeds)]
                 data = mutate(seed_bytes, rng, text)
-                if name == "png" and rng.random() < 0.5:
-                    data = fix_png_crcs(data)
+                if name == "png":
+                    roll = rng.random()
+                    data = png_bomb(seed_bytes, rng) if roll < 0.25 else fix_png_crcs(data) if roll < 0.6 else data
                 case_dir = os.path.join(work, name, str(i))
                 in_dir, out_dir = os.path.join(case_dir, "in"), os.path.join(case_dir, "out")
                 os.makedirs(in_dir)
