@@ -83,6 +83,7 @@ public enum AtomicFile {
         if let unnamed = openUnnamed(in: directory) {
             // Killed before the link, the file never had a name: the kernel frees it with the process.
             failure = writeAll(bytes, to: unnamed)
+            unlink(temporary)  // a file of this name can only be a killed process's whose PID this one reuses
             if failure == nil, linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
                 failure = String(cString: strerror(errno))
             }
