@@ -30,7 +30,7 @@ demo: build
 	@mkdir -p out
 	$(RELEASE_BIN) render $(ASTRONAUT) --color auburn -o out/demo.png --layers out --timing out/demo-timing.json --show-timing
 
-# A short seeded fuzz pass ($(FUZZ_SHORT) cases per parser, ~30 s) runs first, so the last line is XCTest's.
+# A short seeded fuzz pass ($(FUZZ_SHORT) cases per parser, ~17 s) runs first, so the last line is XCTest's.
 test: setup shaders
 	$(SWIFT) build --build-tests
 	scripts/fuzz.py --seed $(FUZZ_SEED) --cases $(FUZZ_SHORT)
