@@ -8,7 +8,11 @@ DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-de
                 python3-torch python3-pip
 RELEASE_BIN  := .build/release/coif
 
-.PHONY: setup models build demo test bench bench-processes shaders meshes clean
+FUZZ_SEED    ?= 1
+FUZZ_CASES   ?= 1000
+FUZZ_SHORT   := 30
+
+.PHONY: setup models build demo test fuzz bench bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -32,9 +36,17 @@ demo: build
 	@mkdir -p out
 	$(RELEASE_BIN) render $(ASTRONAUT) --color auburn -o out/demo.png --layers out --timing out/demo-timing.json --show-timing
 
+# A short seeded fuzz pass ($(FUZZ_SHORT) cases per parser, ~17 s) runs first, so the last line is XCTest's.
 test: models shaders
 	$(SWIFT) build --build-tests
+	scripts/fuzz.py --seed $(FUZZ_SEED) --cases $(FUZZ_SHORT)
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# Seeded mutation fuzzing of every parser through the real binary ($(FUZZ_CASES) cases per parser; see
+# scripts/fuzz.py and README "Hostile input"). FUZZ_SEED=… FUZZ_CASES=… to change.
+fuzz: models
+	$(SWIFT) build --product coif
+	scripts/fuzz.py --seed $(FUZZ_SEED) --cases $(FUZZ_CASES)
 
 # Wall-clock benchmark of the still (cold, warm, colour-only re-render); figures for reports.
 bench: build

@@ -26,6 +26,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16")]
         ),
 
+        // Linux constants Swift's Glibc module does not import (O_TMPFILE), from the C headers.
+        .target(name: "CSystem"),
+
         // ── The only C++: dlib faces + landmarks, OpenCV solvePnP, image decode (libjpeg/libpng/libexif)
         .target(
             name: "CVision",
@@ -47,7 +50,7 @@ let package = Package(
         ),
 
         // ── Swift modules, left to right along the pipeline ───────────────────────────────
-        .target(name: "CoifCore"),
+        .target(name: "CoifCore", dependencies: ["CSystem"]),
         .target(name: "CoifAssets", plugins: [.plugin(name: "EmbedAssets")]),
         .target(name: "CoifMedia", dependencies: ["CoifCore", "CPNG", "CVision"]),
         .target(name: "CoifVision", dependencies: ["CoifCore", "CVision"]),

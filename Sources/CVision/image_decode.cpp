@@ -1,11 +1,20 @@
-// image_decode.cpp: cv_image_decode / cv_image_free. Reads a whole file into memory, sniffs its
-// signature (never the extension) and decodes JPEG (libjpeg, with EXIF orientation and focal length
-// via libexif), PNG (libpng) or binary PPM/PGM (by hand) into tightly packed 8-bit RGB.
+// image_decode.cpp: cv_image_decode / cv_image_free, and the bounded input every image reader shares
+// (cv_image_open, cv_image_check_size). A photo is opened without blocking on a FIFO that has no writer,
+// refused when it is a regular file over CV_MAX_IMAGE_FILE_BYTES, sniffed by its first bytes (never the
+// extension), then streamed to the decoder: JPEG (libjpeg, with EXIF orientation and focal length via
+// libexif), PNG (libpng) or binary PPM/PGM (by hand) into tightly packed 8-bit RGB. The header's size is
+// checked (CV_MAX_IMAGE_PIXELS, and whether the file can hold that many pixels at all) before a pixel is
+// allocated, so /dev/zero, an endless pipe or a 69-byte "bomb" costs a few kilobytes.
 // Nothing here prints: libjpeg's and libpng's message hooks are replaced, and every failure becomes a
 // status plus a short message for the caller.
 
 #include "CVision.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -19,38 +28,45 @@
 
 namespace {
 
-// Largest image we agree to decode: 200 megapixels (600 MB of RGB). Anything bigger is an attack or
-// a mistake, and is reported as UNSUPPORTED rather than attempted.
-constexpr size_t kMaxPixels = size_t(200) * 1000 * 1000;
-
 void set_message(char *message, size_t message_len, const char *text) {
     if (message && message_len > 0) snprintf(message, message_len, "%s", text);
 }
 
-// ── Whole-file read ─────────────────────────────────────────────────────────────────────────
+// ── Bounded input ───────────────────────────────────────────────────────────────────────────
 
-bool read_file(const char *path, std::vector<unsigned char> &bytes) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    bool ok = true;
-    unsigned char buffer[1 << 16];
-    for (;;) {
-        size_t n = fread(buffer, 1, sizeof buffer, f);
-        bytes.insert(bytes.end(), buffer, buffer + n);
-        if (n < sizeof buffer) {
-            ok = !ferror(f);  // a directory opens, but reading it fails with EISDIR
-            break;
+// A photo as a stream: the first bytes (kept for sniffing, then handed out again) and the rest read on
+// demand. Never holds more than the decoder asked for; stops at CV_MAX_IMAGE_FILE_BYTES.
+struct Input {
+    FILE *file = nullptr;
+    int64_t file_bytes = -1;  // a regular file's size; -1 for a pipe or device
+    unsigned char head[64];
+    size_t head_len = 0, head_pos = 0;
+    uint64_t consumed = 0;
+    bool too_long = false;
+
+    ~Input() { if (file) fclose(file); }
+
+    // Up to n bytes into dst; fewer only at the end of the data (or past the size cap).
+    size_t read(void *dst, size_t n) {
+        auto *out = static_cast<unsigned char *>(dst);
+        size_t got = 0;
+        while (got < n && head_pos < head_len) out[got++] = head[head_pos++];
+        if (got < n) {
+            const uint64_t room = CV_MAX_IMAGE_FILE_BYTES - consumed;
+            size_t want = n - got;
+            if (want > room) { want = size_t(room); too_long = true; }
+            got += fread(out + got, 1, want, file);
         }
+        consumed += got;
+        return got;
     }
-    fclose(f);
-    return ok;
-}
+};
 
-// ── Result buffer ───────────────────────────────────────────────────────────────────────────
+// ── Result buffer// ── Result buffer ───────────────────────────────────────────────────────────────────────────
 
 // Allocates width*height*3 bytes with malloc (freed by cv_image_free), or returns NULL.
 uint8_t *alloc_rgb(size_t width, size_t height) {
-    if (width == 0 || height == 0 || width * height > kMaxPixels) return nullptr;
+    if (width == 0 || height == 0 || width * height > CV_MAX_IMAGE_PIXELS) return nullptr;
     return static_cast<uint8_t *>(malloc(width * height * 3));
 }
 
@@ -150,16 +166,53 @@ void jpeg_message(j_common_ptr cinfo, int msg_level) {
 
 void jpeg_silent_output(j_common_ptr) {}
 
+// libjpeg's source manager over an Input, as jdatasrc.c's stdio one: at the end of the data it inserts
+// an EOI marker and warns JWRN_JPEG_EOF, which jpeg_message turns into a truncation error.
+struct JpegSource {
+    jpeg_source_mgr base;  // first member: libjpeg hands us a jpeg_source_mgr*
+    Input *input;
+    JOCTET buffer[1 << 16];
+};
+
+void jpeg_source_init(j_decompress_ptr) {}
+
+boolean jpeg_source_fill(j_decompress_ptr cinfo) {
+    auto *src = reinterpret_cast<JpegSource *>(cinfo->src);
+    size_t n = src->input->read(src->buffer, sizeof src->buffer);
+    if (n == 0) {
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        src->buffer[0] = 0xFF;
+        src->buffer[1] = JPEG_EOI;
+        n = 2;
+    }
+    src->base.next_input_byte = src->buffer;
+    src->base.bytes_in_buffer = n;
+    return TRUE;
+}
+
+void jpeg_source_skip(j_decompress_ptr cinfo, long count) {
+    jpeg_source_mgr *src = cinfo->src;
+    if (count <= 0) return;
+    while (count > long(src->bytes_in_buffer)) {
+        count -= long(src->bytes_in_buffer);
+        jpeg_source_fill(cinfo);
+    }
+    src->next_input_byte += size_t(count);
+    src->bytes_in_buffer -= size_t(count);
+}
+
+void jpeg_source_term(j_decompress_ptr) {}
+
 // Everything that must survive a longjmp lives here, outside the function that calls setjmp.
 struct JpegState {
     jpeg_decompress_struct cinfo;
     JpegErrorManager err;
+    JpegSource source;
     uint8_t *rgb = nullptr;
     unsigned char *row = nullptr;
 };
 
-cv_decode_status decode_jpeg(const std::vector<unsigned char> &bytes, cv_image *out, char *message,
-                             size_t message_len) {
+cv_decode_status decode_jpeg(Input &input, cv_image *out, char *message, size_t message_len) {
     JpegState *s = new JpegState();
     s->cinfo.err = jpeg_std_error(&s->err.base);
     s->err.base.error_exit = jpeg_fail;
@@ -174,9 +227,25 @@ cv_decode_status decode_jpeg(const std::vector<unsigned char> &bytes, cv_image *
         return CV_DECODE_CORRUPT;
     }
     jpeg_create_decompress(&s->cinfo);
-    jpeg_mem_src(&s->cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+    s->source.input = &input;
+    s->source.base.init_source = jpeg_source_init;
+    s->source.base.fill_input_buffer = jpeg_source_fill;
+    s->source.base.skip_input_data = jpeg_source_skip;
+    s->source.base.resync_to_restart = jpeg_resync_to_restart;
+    s->source.base.term_source = jpeg_source_term;
+    s->source.base.bytes_in_buffer = 0;
+    s->source.base.next_input_byte = nullptr;
+    s->cinfo.src = &s->source.base;
     jpeg_save_markers(&s->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&s->cinfo, TRUE);
+    // The header's size, before anything the size of the image is allocated. No bound from the file's
+    // length here: progressive and arithmetic-coded scans can be arbitrarily small.
+    const cv_decode_status sized = cv_image_check_size(s->cinfo.image_width, s->cinfo.image_height, 0, -1, message, message_len);
+    if (sized != CV_DECODE_OK) {
+        jpeg_destroy_decompress(&s->cinfo);
+        delete s;
+        return sized;
+    }
 
     ExifFacts exif;
     for (jpeg_saved_marker_ptr m = s->cinfo.marker_list; m; m = m->next) {
@@ -206,8 +275,8 @@ cv_decode_status decode_jpeg(const std::vector<unsigned char> &bytes, cv_image *
         free(s->rgb);
         free(s->row);
         delete s;
-        set_message(message, message_len, "JPEG too large");
-        return CV_DECODE_UNSUPPORTED;
+        set_message(message, message_len, "out of memory");
+        return CV_DECODE_TOO_LARGE;
     }
     // Adobe's writers store CMYK (and YCCK, which libjpeg turns into CMYK) inverted: 255 = no ink.
     const bool inverted = s->cinfo.saw_Adobe_marker;
@@ -255,17 +324,13 @@ cv_decode_status decode_jpeg(const std::vector<unsigned char> &bytes, cv_image *
 // ── PNG ─────────────────────────────────────────────────────────────────────────────────────
 
 struct PngReader {
-    const unsigned char *data;
-    size_t size;
-    size_t offset;
+    Input *input;
     char text[128];
 };
 
-void png_read_memory(png_structp png, png_bytep dst, png_size_t length) {
+void png_read_input(png_structp png, png_bytep dst, png_size_t length) {
     auto *r = static_cast<PngReader *>(png_get_io_ptr(png));
-    if (length > r->size - r->offset) png_error(png, "PNG data ends early (truncated file)");
-    memcpy(dst, r->data + r->offset, length);
-    r->offset += length;
+    if (r->input->read(dst, length) < length) png_error(png, "PNG data ends early (truncated file)");
 }
 
 [[noreturn]] void png_fail(png_structp png, png_const_charp text) {
@@ -284,10 +349,9 @@ struct PngState {
     std::vector<png_bytep> rows;
 };
 
-cv_decode_status decode_png(const std::vector<unsigned char> &bytes, cv_image *out, char *message,
-                            size_t message_len) {
+cv_decode_status decode_png(Input &input, cv_image *out, char *message, size_t message_len) {
     PngState *s = new PngState();
-    s->reader = PngReader{bytes.data(), bytes.size(), 0, "PNG error"};
+    s->reader = PngReader{&input, "PNG error"};
     s->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s->reader, png_fail, png_silent_warning);
     if (s->png) s->info = png_create_info_struct(s->png);
     if (!s->png || !s->info) {
@@ -303,13 +367,21 @@ cv_decode_status decode_png(const std::vector<unsigned char> &bytes, cv_image *o
         delete s;
         return CV_DECODE_CORRUPT;
     }
-    png_set_read_fn(s->png, &s->reader, png_read_memory);
+    png_set_read_fn(s->png, &s->reader, png_read_input);
     png_read_info(s->png, s->info);
 
     const png_uint_32 width = png_get_image_width(s->png, s->info);
     const png_uint_32 height = png_get_image_height(s->png, s->info);
     const int color_type = png_get_color_type(s->png, s->info);
     const int bit_depth = png_get_bit_depth(s->png, s->info);
+    const int64_t deflated = input.file_bytes < 0 ? -1 : input.file_bytes * CV_MAX_DEFLATE_RATIO;
+    const cv_decode_status sized = cv_image_check_size(width, height, uint32_t(png_get_channels(s->png, s->info)) * uint32_t(bit_depth),
+                                                       deflated, message, message_len);
+    if (sized != CV_DECODE_OK) {
+        png_destroy_read_struct(&s->png, &s->info, nullptr);
+        delete s;
+        return sized;
+    }
 
     // Everything becomes 8-bit RGB: palettes and low-depth gray expand, 16 bits scale down (rounded),
     // gray is replicated, and alpha (including tRNS transparency) is simply dropped.
@@ -331,8 +403,8 @@ cv_decode_status decode_png(const std::vector<unsigned char> &bytes, cv_image *o
     if (!s->rgb) {
         png_destroy_read_struct(&s->png, &s->info, nullptr);
         delete s;
-        set_message(message, message_len, "PNG too large");
-        return CV_DECODE_UNSUPPORTED;
+        set_message(message, message_len, "out of memory");
+        return CV_DECODE_TOO_LARGE;
     }
     s->rows.resize(height);
     for (png_uint_32 y = 0; y < height; ++y) s->rows[y] = s->rgb + size_t(y) * width * 3;
@@ -351,64 +423,71 @@ cv_decode_status decode_png(const std::vector<unsigned char> &bytes, cv_image *o
 
 // ── Binary PPM (P6) / PGM (P5) ──────────────────────────────────────────────────────────────
 
-// Reads one ASCII header number after whitespace and '#' comments. -1 on malformed input.
-long pnm_number(const std::vector<unsigned char> &b, size_t &i) {
+// Reads one ASCII header number after whitespace and '#' comments, one byte at a time (`c` holds the
+// byte read ahead, -1 at the end). -1 on malformed input.
+long pnm_number(Input &in, int &c) {
+    auto next = [&] {
+        unsigned char byte;
+        c = in.read(&byte, 1) == 1 ? byte : -1;
+    };
     for (;;) {
-        while (i < b.size() && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == '\f' ||
-                                b[i] == '\v'))
-            ++i;
-        if (i < b.size() && b[i] == '#') {
-            while (i < b.size() && b[i] != '\n' && b[i] != '\r') ++i;
+        while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') next();
+        if (c == '#') {
+            while (c != -1 && c != '\n' && c != '\r') next();
             continue;
         }
         break;
     }
-    if (i >= b.size() || b[i] < '0' || b[i] > '9') return -1;
+    if (c < '0' || c > '9') return -1;
     long v = 0;
-    while (i < b.size() && b[i] >= '0' && b[i] <= '9') {
-        v = v * 10 + (b[i] - '0');
+    while (c >= '0' && c <= '9') {
+        v = v * 10 + (c - '0');
         if (v > 1000000000L) return -1;
-        ++i;
+        next();
     }
     return v;
 }
 
-cv_decode_status decode_pnm(const std::vector<unsigned char> &b, cv_image *out, char *message, size_t message_len) {
-    const bool color = b[1] == '6';
-    size_t i = 2;
-    const long width = pnm_number(b, i), height = pnm_number(b, i), maxval = pnm_number(b, i);
-    // Exactly one whitespace byte separates maxval from the raster.
-    if (width <= 0 || height <= 0 || maxval <= 0 || i >= b.size()) {
+cv_decode_status decode_pnm(Input &in, cv_image *out, char *message, size_t message_len) {
+    unsigned char magic[2];
+    in.read(magic, 2);
+    const bool color = magic[1] == '6';
+    int c = ' ';
+    const long width = pnm_number(in, c), height = pnm_number(in, c), maxval = pnm_number(in, c);
+    // Exactly one whitespace byte (already read into `c`) separates maxval from the raster.
+    if (width <= 0 || height <= 0 || maxval <= 0 || c == -1) {
         set_message(message, message_len, "PNM header is malformed or truncated");
         return CV_DECODE_CORRUPT;
     }
-    ++i;
     if (maxval > 255) {
         set_message(message, message_len, "PNM with 16-bit samples (maxval > 255) not supported");
         return CV_DECODE_UNSUPPORTED;
     }
     const size_t channels = color ? 3 : 1;
-    if (size_t(width) * size_t(height) > kMaxPixels) {
-        set_message(message, message_len, "PNM too large");
-        return CV_DECODE_UNSUPPORTED;
-    }
-    const size_t need = size_t(width) * size_t(height) * channels;
-    if (b.size() - i < need) {
-        set_message(message, message_len, "PNM data ends early (truncated file)");
-        return CV_DECODE_CORRUPT;
-    }
+    // The raster is stored raw: the file must hold width × height × channels bytes after the header.
+    const int64_t raster_bytes = in.file_bytes < 0 ? -1 : in.file_bytes - int64_t(in.consumed);
+    const cv_decode_status sized = cv_image_check_size(uint64_t(width), uint64_t(height), uint32_t(channels * 8),
+                                                       raster_bytes, message, message_len);
+    if (sized != CV_DECODE_OK) return sized;
+    const size_t pixels = size_t(width) * size_t(height);
     uint8_t *rgb = alloc_rgb(size_t(width), size_t(height));
     if (!rgb) {
         set_message(message, message_len, "out of memory");
-        return CV_DECODE_UNSUPPORTED;
+        return CV_DECODE_TOO_LARGE;
     }
-    const unsigned char *src = b.data() + i;
-    const size_t pixels = size_t(width) * size_t(height);
+    // Read into the end of the RGB buffer, then expand forward (gray → RGB) without a second buffer.
+    uint8_t *src = rgb + pixels * 3 - pixels * channels;
+    if (in.read(src, pixels * channels) < pixels * channels) {
+        free(rgb);
+        set_message(message, message_len, "PNM data ends early (truncated file)");
+        return CV_DECODE_CORRUPT;
+    }
     for (size_t p = 0; p < pixels; ++p) {
-        for (size_t c = 0; c < 3; ++c) {
-            unsigned v = src[color ? p * 3 + c : p];
-            if (v > unsigned(maxval)) v = unsigned(maxval);
-            rgb[p * 3 + c] = maxval == 255 ? uint8_t(v) : uint8_t((v * 255 + unsigned(maxval) / 2) / unsigned(maxval));
+        unsigned v[3];
+        for (size_t k = 0; k < 3; ++k) v[k] = src[color ? p * 3 + k : p];
+        for (size_t k = 0; k < 3; ++k) {
+            if (v[k] > unsigned(maxval)) v[k] = unsigned(maxval);
+            rgb[p * 3 + k] = maxval == 255 ? uint8_t(v[k]) : uint8_t((v[k] * 255 + unsigned(maxval) / 2) / unsigned(maxval));
         }
     }
     out->width = int32_t(width);
@@ -442,6 +521,71 @@ static const char *known_unread_format(const std::vector<unsigned char> &b) {
     return nullptr;
 }
 
+extern "C" FILE *cv_image_open(const char *path, cv_decode_status *status, int64_t *file_bytes, char *message,
+                               size_t message_len) {
+    set_message(message, message_len, "");
+    *status = CV_DECODE_NOT_FOUND;
+    *file_bytes = -1;
+    if (!path) {
+        set_message(message, message_len, "no such file or not readable");
+        return nullptr;
+    }
+    // O_NONBLOCK only for the open: a FIFO with no writer opens (and then reads as empty) instead of
+    // waiting for one forever; reads block again afterwards.
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat info;
+    if (fd < 0 || fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+        if (fd >= 0) close(fd);
+        set_message(message, message_len, "no such file or not readable");
+        return nullptr;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (S_ISREG(info.st_mode)) {
+        *file_bytes = int64_t(info.st_size);
+        if (uint64_t(info.st_size) > CV_MAX_IMAGE_FILE_BYTES) {
+            close(fd);
+            char text[160];
+            snprintf(text, sizeof text, "a %lld-byte file; Coif reads image files up to %llu bytes (1 GiB)",
+                     static_cast<long long>(info.st_size), static_cast<unsigned long long>(CV_MAX_IMAGE_FILE_BYTES));
+            set_message(message, message_len, text);
+            *status = CV_DECODE_TOO_LARGE;
+            return nullptr;
+        }
+    }
+    FILE *file = fdopen(fd, "rb");
+    if (!file) {
+        close(fd);
+        set_message(message, message_len, "no such file or not readable");
+        return nullptr;
+    }
+    *status = CV_DECODE_OK;
+    return file;
+}
+
+extern "C" cv_decode_status cv_image_check_size(uint64_t width, uint64_t height, uint32_t bits_per_pixel,
+                                                int64_t max_raw_bytes, char *message, size_t message_len) {
+    char text[200];
+    if (width == 0 || height == 0) {
+        set_message(message, message_len, "the header gives a zero width or height");
+        return CV_DECODE_CORRUPT;
+    }
+    if (width > CV_MAX_IMAGE_PIXELS || height > CV_MAX_IMAGE_PIXELS || width * height > CV_MAX_IMAGE_PIXELS) {
+        snprintf(text, sizeof text, "%llux%llu pixels; Coif decodes images up to %llu megapixels",
+                 static_cast<unsigned long long>(width), static_cast<unsigned long long>(height),
+                 static_cast<unsigned long long>(CV_MAX_IMAGE_PIXELS / 1000000));
+        set_message(message, message_len, text);
+        return CV_DECODE_TOO_LARGE;
+    }
+    const uint64_t raw = height * ((width * bits_per_pixel + 7) / 8);
+    if (max_raw_bytes >= 0 && raw > uint64_t(max_raw_bytes)) {
+        snprintf(text, sizeof text, "the header claims %llux%llu pixels, more than the file's data can hold",
+                 static_cast<unsigned long long>(width), static_cast<unsigned long long>(height));
+        set_message(message, message_len, text);
+        return CV_DECODE_CORRUPT;
+    }
+    return CV_DECODE_OK;
+}
+
 extern "C" cv_decode_status cv_image_decode(const char *path, cv_image *out, char *message, size_t message_len) {
     set_message(message, message_len, "");
     if (!out) {
@@ -449,35 +593,55 @@ extern "C" cv_decode_status cv_image_decode(const char *path, cv_image *out, cha
         return CV_DECODE_NOT_FOUND;
     }
     *out = cv_image{0, 0, nullptr, 1, 0};
-    std::vector<unsigned char> bytes;
-    if (!path || !read_file(path, bytes)) {
-        set_message(message, message_len, "no such file or not readable");
-        return CV_DECODE_NOT_FOUND;
-    }
-    if (bytes.empty()) {
+    Input input;
+    cv_decode_status opened;
+    input.file = cv_image_open(path, &opened, &input.file_bytes, message, message_len);
+    if (!input.file) return opened;
+    // The signature from the first bytes; nothing more is read before it is known.
+    input.head_len = fread(input.head, 1, sizeof input.head, input.file);
+    if (input.head_len == 0) {
+        if (ferror(input.file)) {
+            set_message(message, message_len, "no such file or not readable");
+            return CV_DECODE_NOT_FOUND;
+        }
         set_message(message, message_len, "file is empty");
         return CV_DECODE_NOT_AN_IMAGE;
     }
+    input.consumed = 0;
+    const std::vector<unsigned char> bytes(input.head, input.head + input.head_len);
     static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF)
-        return decode_jpeg(bytes, out, message, message_len);
-    if (bytes.size() >= 8 && memcmp(bytes.data(), png_signature, 8) == 0)
-        return decode_png(bytes, out, message, message_len);
-    if (bytes.size() >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '7' && is_pnm_space(bytes[2])) {
-        if (bytes[1] == '5' || bytes[1] == '6') return decode_pnm(bytes, out, message, message_len);
-        set_message(message, message_len, "only binary PPM (P6) and PGM (P5) are read");
-        return CV_DECODE_UNSUPPORTED;
-    }
-    // Image formats recognised by their signature but not decoded: say which, rather than "unrecognised".
-    const char *other = known_unread_format(bytes);
-    if (other) {
+    cv_decode_status status = CV_DECODE_NOT_AN_IMAGE;
+    if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
+        status = decode_jpeg(input, out, message, message_len);
+    } else if (bytes.size() >= 8 && memcmp(bytes.data(), png_signature, 8) == 0) {
+        status = decode_png(input, out, message, message_len);
+    } else if (bytes.size() >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '7' && is_pnm_space(bytes[2])) {
+        if (bytes[1] == '5' || bytes[1] == '6') {
+            status = decode_pnm(input, out, message, message_len);
+        } else {
+            set_message(message, message_len, "only binary PPM (P6) and PGM (P5) are read");
+            return CV_DECODE_UNSUPPORTED;
+        }
+    } else if (const char *other = known_unread_format(bytes)) {
+        // Image formats recognised by their signature but not decoded: say which, rather than "unrecognised".
         char text[160];
         snprintf(text, sizeof text, "a %s file; Coif reads JPEG, PNG and binary PPM/PGM", other);
         set_message(message, message_len, text);
         return CV_DECODE_UNSUPPORTED;
+    } else {
+        set_message(message, message_len, "unrecognised file signature");
+        return CV_DECODE_NOT_AN_IMAGE;
     }
-    set_message(message, message_len, "unrecognised file signature");
-    return CV_DECODE_NOT_AN_IMAGE;
+    if (status != CV_DECODE_OK && input.too_long) {
+        // A pipe or device that went on past the size cap: that, not the damage it caused, is the reason.
+        char text[160];
+        snprintf(text, sizeof text, "more than %llu bytes; Coif reads image files up to 1 GiB",
+                 static_cast<unsigned long long>(CV_MAX_IMAGE_FILE_BYTES));
+        set_message(message, message_len, text);
+        cv_image_free(out);
+        return CV_DECODE_TOO_LARGE;
+    }
+    return status;
 }
 
 extern "C" void cv_image_free(cv_image *image) {

@@ -8,6 +8,8 @@
 
 #include <dlfcn.h>
 #include <matio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -38,6 +40,29 @@ const Matio &matio() {
     return m;
 }
 
+// Whether a MATLAB v5 file's top-level elements (an 8-byte tag: type, byte count; then the data, padded
+// to 8 bytes) run past its end: libmatio reads a cut-off variable's missing bytes as zeros. Files that are
+// not v5 (v7.3 is HDF5) are left to libmatio.
+bool v5_truncated(const char *path, int64_t size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    unsigned char header[128];
+    bool truncated = false;
+    if (fread(header, 1, sizeof header, f) == sizeof header && header[126] == 'I' && header[127] == 'M') {
+        int64_t offset = 128;
+        unsigned char tag[8];
+        while (offset < size) {
+            if (fseek(f, long(offset), SEEK_SET) != 0 || fread(tag, 1, 8, f) != 8) { truncated = true; break; }
+            const uint32_t bytes = uint32_t(tag[4]) | uint32_t(tag[5]) << 8 | uint32_t(tag[6]) << 16 | uint32_t(tag[7]) << 24;
+            const int64_t padded = tag[0] == 15 ? int64_t(bytes) : (int64_t(bytes) + 7) / 8 * 8;  // compressed: unpadded
+            offset += 8 + padded;
+            if (offset > size + (tag[0] == 15 ? 0 : 7)) { truncated = true; break; }
+        }
+    }
+    fclose(f);
+    return truncated;
+}
+
 }  // namespace
 
 extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, int32_t capacity, int32_t *out_rows,
@@ -45,8 +70,11 @@ extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, 
     if (!path || !name) return -1;
     const Matio &lib = matio();
     if (!lib.loaded) return -4;
+    struct stat info;
+    if (access(path, R_OK) != 0 || stat(path, &info) != 0 || !S_ISREG(info.st_mode)) return -1;
+    if (info.st_size < 128 || v5_truncated(path, int64_t(info.st_size))) return -5;  // libmatio opens an empty file
     mat_t *file = lib.open(path, MAT_ACC_RDONLY);
-    if (!file) return -1;
+    if (!file) return -5;
     matvar_t *var = lib.read(file, name);
     if (!var) {
         lib.close(file);
@@ -56,6 +84,11 @@ extern "C" int32_t cv_mat_read(const char *path, const char *name, double *out, 
     if (var->rank == 2 && !var->isComplex && var->data &&
         (var->class_type == MAT_C_DOUBLE || var->class_type == MAT_C_SINGLE)) {
         const size_t count = var->dims[0] * var->dims[1];
+        if (count > size_t(INT32_MAX)) {
+            lib.free(var);
+            lib.close(file);
+            return -3;
+        }
         for (size_t i = 0; i < count && i < size_t(capacity > 0 ? capacity : 0) && out; ++i)
             out[i] = var->class_type == MAT_C_DOUBLE ? static_cast<const double *>(var->data)[i]
                                                      : double(static_cast<const float *>(var->data)[i]);

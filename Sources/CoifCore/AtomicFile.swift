@@ -1,6 +1,10 @@
 // AtomicFile: the one output writer. Every command that writes a file (PNGs, timing JSON, reports,
-// meshes, catalogs) writes a whole file or nothing: data goes to ".NAME.tmp-PID" in the target's directory
-// (same file system, so rename is atomic), then is renamed over the target.
+// meshes, catalogs) writes a whole file or nothing, and leaves nothing behind even when killed: data goes
+// to an unnamed O_TMPFILE file in the target's directory (same file system), which is linked in as
+// ".NAME.tmp-PID" only once whole and then renamed over the target. Where the file system refuses
+// O_TMPFILE the data goes to ".NAME.tmp-PID" directly; a temporary whose process is gone (killed mid-write)
+// is removed by the next write of the same output.
+import CSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -10,6 +14,9 @@ import Glibc
 public enum AtomicFile {
     /// Checks, before any work is done, that `path`'s directory exists and is writable.
     public static func checkWritable(_ path: String) throws {
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw CoifError.outputNotWritable(path: path, reason: path.isEmpty ? "an empty path names no file" : "the path names a directory")
+        }
         if isSpecialFile(path) {
             guard access(path, W_OK) == 0 else { throw CoifError.outputNotWritable(path: path, reason: "not writable") }
             return
@@ -27,6 +34,26 @@ public enum AtomicFile {
         }
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw CoifError.outputNotWritable(path: path, reason: "it is a directory")
+        }
+    }
+
+    /// Checks, before any work is done, that `directory` is a writable directory or can be made as one:
+    /// its nearest existing ancestor is a writable directory.
+    public static func checkDirectory(_ directory: String) throws {
+        guard !directory.isEmpty else { throw CoifError.outputNotWritable(path: directory, reason: "an empty path names no directory") }
+        var existing = directory
+        var info = stat()
+        while stat(existing, &info) != 0 {
+            guard errno == ENOENT, existing != "/", existing != "." else {
+                throw CoifError.outputNotWritable(path: directory, reason: String(cString: strerror(errno)))
+            }
+            existing = directoryOf(existing)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CoifError.outputNotWritable(path: directory, reason: existing == directory ? "not a directory" : "\(existing) is not a directory")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            throw CoifError.outputNotWritable(path: directory, reason: "directory \(existing) is not writable")
         }
     }
 
@@ -50,11 +77,54 @@ public enum AtomicFile {
         }
         let directory = directoryOf(path)
         let name = String(path.split(separator: "/").last ?? Substring(path))
+        removeStaleTemporaries(of: name, in: directory)
         let temporary = directory + "/.\(name).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
+        var failure: String?
+        if let unnamed = openUnnamed(in: directory) {
+            // Killed before the link, the file never had a name: the kernel frees it with the process.
+            failure = writeAll(bytes, to: unnamed)
+            unlink(temporary)  // a file of this name can only be a killed process's whose PID this one reuses
+            if failure == nil, linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
+                failure = String(cString: strerror(errno))
+            }
+            if close(unnamed) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        } else {
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
+            }
+            failure = writeAll(bytes, to: fd)
+            if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         }
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: failure)
+        }
+    }
+
+    /// An unnamed regular file in `directory` (Linux O_TMPFILE), or nil where the C library or the file
+    /// system has none (then the caller writes a named temporary).
+    static func openUnnamed(in directory: String) -> Int32? {
+        let flag = coif_o_tmpfile()
+        guard flag != 0 else { return nil }
+        let fd = open(directory, flag | O_WRONLY | O_CLOEXEC, 0o644)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// Removes `.NAME.tmp-PID` files in `directory` whose process no longer runs: what a write killed
+    /// between its link and its rename, or a named temporary's write killed midway, left behind.
+    static func removeStaleTemporaries(of name: String, in directory: String) {
+        let prefix = ".\(name).tmp-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + entry) }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`; the error text, or nil.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
         var offset = 0
         var failure: String?
         bytes.withUnsafeBytes { raw in
@@ -68,12 +138,7 @@ public enum AtomicFile {
                 offset += n
             }
         }
-        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw CoifError.outputNotWritable(path: path, reason: failure)
-        }
+        return failure
     }
 
     /// An existing FIFO, character or block device or socket: written into, not replaced.
@@ -88,17 +153,7 @@ public enum AtomicFile {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var offset = 0
-        try bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
-                }
-                offset += n
-            }
-        }
+        if let failure = writeAll(bytes, to: fd) { throw CoifError.outputNotWritable(path: path, reason: failure) }
     }
 
     public static func write(text: String, to path: String, createDirectories: Bool = false) throws {

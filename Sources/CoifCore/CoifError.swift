@@ -10,6 +10,9 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAnImage(path: String, reason: String)
     /// A recognised image that is truncated or damaged.
     case corruptImage(path: String, reason: String)
+    /// An image over Coif's limits (README, "Hostile input"): more pixels than its header may claim, or a
+    /// file or stream longer than an image file may be. Refused before its pixels are allocated.
+    case imageTooLarge(path: String, reason: String)
     /// Two images that must have the same size (a comparison, a mask) do not; `detail` gives both sizes.
     case imageSizeMismatch(a: String, b: String, detail: String)
     /// The image decoded but holds no face the detector accepts.
@@ -44,6 +47,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corruptImage: return 12
         case .noFace, .faceIndexOutOfRange, .poseNotFound: return 13
         case .imageSizeMismatch: return 14
+        case .imageTooLarge: return 15
         case .unknownStyle: return 20
         case .malformedColor: return 21
         case .invalidOption: return 22
@@ -61,6 +65,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAnImage(let path, let reason): return "\(path): not an image Coif reads (\(reason))"
         case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
         case .imageSizeMismatch(let a, let b, let detail): return "\(a) vs \(b): sizes differ (\(detail))"
+        case .imageTooLarge(let path, let reason): return "\(path): image too large (\(reason))"
         case .noFace(let path): return "\(path): no face found"
         case .poseNotFound(let path, let reason): return "\(path): no head pose fits the face (\(reason))"
         case .faceIndexOutOfRange(let path, let index, let found):

@@ -25,6 +25,9 @@ public struct ChildInterpolation: Sendable {
     public var faceClearanceMm: Float = 8
     /// Children root no farther than this from some guide root (mm): partial grooms stay partial.
     public var maxGuideDistanceMm: Float = 25
+    /// How many of the guides to draw, evenly spaced through them (nil: all). Set only when fewer strands
+    /// than guides are asked for (`--strands 1` draws one strand); there are no children then.
+    public var guideLimit: Int?
 
     public init(childCount: Int, pointsPerStrand: Int, seed: UInt64 = 1, clump: Float = 0.3, noiseMm: Float = 1.5) {
         self.childCount = childCount
@@ -37,7 +40,13 @@ public struct ChildInterpolation: Sendable {
     /// The guides resampled to `pointsPerStrand`, followed by `childCount` children.
     public func apply(guides input: StrandSet, head: HeadModel) -> StrandSet {
         let p = max(pointsPerStrand, 2)
-        let guides = input.resampled(to: p)
+        var guides = input.resampled(to: p)
+        if let limit = guideLimit, limit < guides.strandCount {
+            let every = guides
+            let picked = (0..<max(limit, 0)).flatMap { every.strand($0 * every.strandCount / limit) }
+            guides = StrandSet(pointsPerStrand: p, positions: picked)
+            return guides
+        }
         let guideCount = guides.strandCount
         guard childCount > 0, guideCount > 0, !head.scalpTriangles.isEmpty else { return guides }
 

@@ -314,11 +314,20 @@ public enum GroomImport {
     public static func load(path: String, headPath: String?, head: HeadModel, maxPointsPerStrand: Int = 32)
         throws -> (strands: StrandSet, fit: GroomFit, format: String) {
         let imported = try read(path: path)
+        try GroomGeometry.check(points: imported.strands.joined(), roots: imported.strands.map { $0[0] }, name: path)
         let sourceHead = try headPath.map { try readMeshVertices(path: $0) }
+        if let headPath, let bad = sourceHead?.first(where: { !($0.x.isFinite && $0.y.isFinite && $0.z.isFinite) }) {
+            throw CoifError.assetFailed(path: headPath, reason: "a vertex is not a finite number (\(bad.x), \(bad.y), \(bad.z))")
+        }
         let fit = fit(imported.strands, sourceHead: sourceHead, to: head)
+        guard fit.scale.isFinite, fit.scale > 0, fit.centreSource.x.isFinite, fit.centreSource.y.isFinite, fit.centreSource.z.isFinite else {
+            throw CoifError.assetFailed(path: path, reason: "the strand roots outline no scalp to fit Coif's head to (a flat or degenerate root layout)")
+        }
         let longest = imported.strands.map(\.count).max() ?? 2
         let points = min(max(longest, 2), maxPointsPerStrand)
-        return (place(imported.strands, fit: fit, head: head, pointsPerStrand: points), fit, imported.format)
+        let placed = place(imported.strands, fit: fit, head: head, pointsPerStrand: points)
+        try GroomGeometry.check(placed, name: path)
+        return (placed, fit, imported.format)
     }
 
     // MARK: Output

@@ -62,7 +62,7 @@ public struct StrandSet: Sendable, Equatable {
                 for j in 0..<m {
                     // Distance to the nearest coarse segment around the same fraction of arc length: the
                     // shape's error, not the slip of a point along the strand (chords are shorter than arcs).
-                    let a = min(Int(fractions[k][j] * Float(n - 1)), n - 2)
+                    let a = min(Int(min(max(fractions[k][j], 0), 1) * Float(n - 1)), n - 2)
                     var nearest = Float.infinity
                     for c in max(a - 2, 0)...min(a + 2, n - 2) {
                         nearest = min(nearest, distanceToSegment(points[k][j], coarse[c], coarse[c + 1]))
@@ -75,6 +75,37 @@ public struct StrandSet: Sendable, Equatable {
             errors[n] = perStrand[min(perStrand.count - 1, Int((0.95 * Float(perStrand.count)).rounded(.up)) - 1)]
         }
         return errors
+    }
+}
+
+/// The one check of groom geometry, for every groom that reaches the renderer: an imported file before it
+/// is fitted (and its fit after), a catalog or user style as loaded. What passes can be fitted, gridded and
+/// resampled without a non-finite number anywhere; what fails is `assetFailed` (exit 50) naming the file,
+/// before anything is written.
+public enum GroomGeometry {
+    /// Every point finite, and the roots spanning a surface: at least 3 roots not all on one line (so not
+    /// one strand, not all points equal). `points` are all the strands' points, `roots` their first ones.
+    public static func check<Points: Sequence<Vec3>>(points: Points, roots: [Vec3], name: String) throws {
+        for p in points where !(p.x.isFinite && p.y.isFinite && p.z.isFinite) {
+            throw CoifError.assetFailed(path: name, reason: "a point is not a finite number (\(p.x), \(p.y), \(p.z))")
+        }
+        guard roots.count >= 3 else {
+            throw CoifError.assetFailed(path: name, reason: "\(roots.count) strand(s); a groom needs at least 3 whose roots outline a scalp")
+        }
+        // The widest triangle over roots[0], the root farthest from it, and the root farthest from that line.
+        let a = roots[0]
+        let b = roots.max { length($0 - a) < length($1 - a) }!
+        let ab = b - a
+        let area = roots.map { length(cross(ab, $0 - a)) }.max()!
+        // Relative to the roots' extent (a millimetre groom and a metre one alike), with float headroom.
+        guard dot(ab, ab) > 0, area > 1e-4 * dot(ab, ab), area.isFinite else {
+            throw CoifError.assetFailed(path: name, reason: dot(ab, ab) > 0 ? "the strand roots lie on one line" : "every strand root is at the same point")
+        }
+    }
+
+    /// `check` over a strand set (every point; each strand's first point as its root).
+    public static func check(_ strands: StrandSet, name: String) throws {
+        try check(points: strands.positions, roots: (0..<strands.strandCount).map { strands.positions[$0 * strands.pointsPerStrand] }, name: name)
     }
 }
 
@@ -244,8 +275,9 @@ public struct Groom: Sendable {
             strandCount = strands.count
         }
         guard strandCount > 0 else { throw CoifError.assetFailed(path: name, reason: "no polyline strands (OBJ 'l' elements)") }
-        return Groom(name: name, guides: StrandSet(pointsPerStrand: pointsPerStrand, positions: positions),
-                     rootWidthMm: rootWidthMm, tipWidthMm: tipWidthMm)
+        let guides = StrandSet(pointsPerStrand: pointsPerStrand, positions: positions)
+        try GroomGeometry.check(guides, name: name)
+        return Groom(name: name, guides: guides, rootWidthMm: rootWidthMm, tipWidthMm: tipWidthMm)
     }
 }
 

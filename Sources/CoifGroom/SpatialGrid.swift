@@ -30,6 +30,7 @@ struct SpatialGrid: Sendable {
             cell = max(cell, (hi - lo).max() / 159)
             extent = (hi - lo) / cell
         }
+        extent.replace(with: 0, where: .!(extent .< 1e6))  // a non-finite box (never from a checked groom): one cell
         origin = lo
         self.cellMm = cell
         dims = SIMD3<Int32>(Int32(extent.x) + 1, Int32(extent.y) + 1, Int32(extent.z) + 1)
@@ -64,11 +65,13 @@ struct SpatialGrid: Sendable {
         last[c] = item
     }
 
+    /// The cell holding `p`, clamped to the grid; clamped before the conversion to integers, so no
+    /// coordinate (however far, infinite or NaN, which lands in cell 0) can trap.
     @inline(__always) func cellCoord(_ p: Vec3) -> SIMD3<Int32> {
-        let f = (p - origin) / cellMm
-        return SIMD3<Int32>(min(max(Int32(f.x.rounded(.down)), 0), dims.x - 1),
-                            min(max(Int32(f.y.rounded(.down)), 0), dims.y - 1),
-                            min(max(Int32(f.z.rounded(.down)), 0), dims.z - 1))
+        var f = (p - origin) / cellMm
+        f.replace(with: 0, where: .!(f .== f))
+        f = pointwiseMin(pointwiseMax(f, .zero), SIMD3<Float>(dims &- 1))
+        return SIMD3<Int32>(f.rounded(.down))
     }
 
     @inline(__always) func cellIndex(_ c: SIMD3<Int32>) -> Int {

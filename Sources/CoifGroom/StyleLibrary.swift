@@ -224,4 +224,12 @@ extension ChildInterpolation {
     public static func standard(childCount: Int, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
         ChildInterpolation(childCount: childCount, pointsPerStrand: pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
     }
+
+    /// `standard` drawing exactly `strands` strands of a groom with `guides` guides: every guide plus
+    /// children, or, asked for fewer than the guides, that many guides evenly spaced and no children.
+    public static func standard(strands: Int, guides: Int, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
+        var interpolation = standard(childCount: max(strands - guides, 0), pointsPerStrand: pointsPerStrand, seed: seed)
+        if strands < guides { interpolation.guideLimit = strands }
+        return interpolation
+    }
 }

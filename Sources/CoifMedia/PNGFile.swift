@@ -3,6 +3,7 @@
 // half a file, and a failure leaves nothing behind.
 import CoifCore
 import CPNG
+import CVision
 
 #if canImport(Glibc)
 import Glibc
@@ -32,29 +33,13 @@ public enum PNGFile {
     }
 
     /// Decodes a PNG file to 8-bit pixels with `channels` channels (1 gray, 3 RGB, 4 RGBA); 16-bit
-    /// samples are reduced to 8 bits.
+    /// samples are reduced to 8 bits. Limits and errors as `OpenedFile`.
     public static func read(path: String, channels: Int = 4) throws -> PixelImage {
-        guard access(path, R_OK) == 0 else { throw CoifError.inputMissing(path: path) }
-        var png = png_image()
-        png.version = UInt32(PNG_IMAGE_VERSION)
-        guard png_image_begin_read_from_file(&png, path) != 0 else {
-            let reason = message(png)
-            png_image_free(&png)
-            if reason.contains("Not a PNG") || reason.contains("signature") {
-                throw CoifError.notAnImage(path: path, reason: "not a PNG file")
-            }
-            throw CoifError.corruptImage(path: path, reason: reason)
+        let file = try OpenedFile(path: path)
+        guard case .eight(let pixels) = try file.finish(format: format(channels: channels), flags: 0, sixteen: false) else {
+            throw CoifError.internalError("PNG read: 8-bit samples expected")
         }
-        png.format = format(channels: channels)
-        let width = Int(png.width), height = Int(png.height)
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        let ok = pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
-        guard ok != 0 else {
-            let reason = message(png)
-            png_image_free(&png)
-            throw CoifError.corruptImage(path: path, reason: reason)
-        }
-        return PixelImage(width: width, height: height, channels: channels, pixels: pixels)
+        return PixelImage(width: file.layout.width, height: file.layout.height, channels: channels, pixels: pixels)
     }
 
     private static func format(channels: Int) -> UInt32 {
@@ -106,16 +91,30 @@ extension PNGFile {
         public let path: String
         public let layout: PNGLayout
         private var png = png_image()
+        private var stream: UnsafeMutablePointer<FILE>?
         private var open = true
 
-        /// Reads the header: `inputMissing` (10), `notAnImage` (11), `corruptImage` (12).
+        /// Reads the header through the photo decoder's bounded open and size check (CVision
+        /// `cv_image_open`, `cv_image_check_size`): `inputMissing` (10; a directory too), `notAnImage` (11),
+        /// `corruptImage` (12; also a header claiming more pixels than the file can hold),
+        /// `imageTooLarge` (15: over 200 megapixels, or a file over 1 GiB). No pixel is allocated here.
         public init(path: String) throws {
             self.path = path
-            guard access(path, R_OK) == 0 else { throw CoifError.inputMissing(path: path) }
+            var status = CV_DECODE_OK
+            var fileBytes: Int64 = -1
+            var text = [CChar](repeating: 0, count: 256)
+            guard let stream = cv_image_open(path, &status, &fileBytes, &text, text.count) else {
+                if status == CV_DECODE_TOO_LARGE { throw CoifError.imageTooLarge(path: path, reason: String(nulTerminated: text)) }
+                throw CoifError.inputMissing(path: path)
+            }
+            self.stream = stream
             png.version = UInt32(PNG_IMAGE_VERSION)
-            guard png_image_begin_read_from_file(&png, path) != 0 else {
+            guard png_image_begin_read_from_stdio(&png, stream) != 0 else {
                 let reason = PNGFile.message(png)
                 png_image_free(&png)
+                fclose(stream)
+                self.stream = nil
+                open = false
                 if reason.contains("Not a PNG") || reason.contains("signature") {
                     throw CoifError.notAnImage(path: path, reason: "not a PNG file")
                 }
@@ -126,9 +125,27 @@ extension PNGFile {
                                hasColor: format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0,
                                hasAlpha: format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0,
                                bitDepth: format & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0 ? 16 : 8)
+            // The fewest bits a pixel of this layout can be stored in (palette and gray go down to 1 bit).
+            let bits: UInt32 = format & UInt32(PNG_FORMAT_FLAG_COLORMAP) != 0 || format == 0 ? 1
+                : UInt32(layout.channels * (layout.bitDepth == 16 ? 16 : 8))
+            let deflated = fileBytes < 0 ? -1 : fileBytes * Int64(CV_MAX_DEFLATE_RATIO)
+            let sized = cv_image_check_size(UInt64(png.width), UInt64(png.height), bits, deflated, &text, text.count)
+            if sized != CV_DECODE_OK {
+                close()
+                let reason = String(nulTerminated: text)
+                if sized == CV_DECODE_TOO_LARGE { throw CoifError.imageTooLarge(path: path, reason: reason) }
+                throw CoifError.corruptImage(path: path, reason: reason)
+            }
         }
 
-        deinit { if open { png_image_free(&png) } }
+        deinit { close() }
+
+        private func close() {
+            if open { png_image_free(&png) }
+            open = false
+            if let stream { fclose(stream) }
+            stream = nil
+        }
 
         /// Decodes to `channels` (1–4) at `bitDepth`. Conversions are libpng's simplified API's:
         /// - 16 → 16 (`PNG_FORMAT_FLAG_LINEAR`): a file without gAMA/sRGB/iCCP is taken as linear, so
@@ -138,15 +155,22 @@ extension PNGFile {
         /// - 8 → 8: as stored (gray→RGB copies the gray; an added alpha is opaque).
         /// One call per instance. `corruptImage` (12) when the data is truncated or damaged.
         public func decode(channels: Int, bitDepth: Int) throws -> PNGSamples {
-            precondition(open, "decode called twice")
             precondition((1...4).contains(channels) && (bitDepth == 8 || bitDepth == 16))
-            defer { open = false }
-            png.format = PNGFile.format(channels: channels) | (bitDepth == 16 ? UInt32(PNG_FORMAT_FLAG_LINEAR) : 0)
-            if bitDepth == 8 { png.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB) }
+            return try finish(format: PNGFile.format(channels: channels) | (bitDepth == 16 ? UInt32(PNG_FORMAT_FLAG_LINEAR) : 0),
+                              flags: bitDepth == 8 ? UInt32(PNG_IMAGE_FLAG_16BIT_sRGB) : 0, sixteen: bitDepth == 16)
+        }
+
+        /// Reads the pixels as `format` with `flags` added to the image's, then closes the file.
+        func finish(format: UInt32, flags: UInt32, sixteen: Bool) throws -> PNGSamples {
+            precondition(open, "decode called twice")
+            defer { close() }
+            png.format = format
+            png.flags |= flags
+            let channels = (format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0 ? 3 : 1) + (format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0 ? 1 : 0)
             let count = layout.width * layout.height * channels
             var ok: Int32
             let result: PNGSamples
-            if bitDepth == 16 {
+            if sixteen {
                 var samples = [UInt16](repeating: 0, count: count)
                 ok = samples.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
                 result = .sixteen(samples)
@@ -158,6 +182,7 @@ extension PNGFile {
             guard ok != 0 else {
                 let reason = PNGFile.message(png)
                 png_image_free(&png)
+                open = false
                 throw CoifError.corruptImage(path: path, reason: reason)
             }
             return result

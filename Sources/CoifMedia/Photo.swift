@@ -4,7 +4,7 @@ import CoifCore
 import CVision
 
 extension Frame {
-    /// Decodes the file at `path`. Throws `inputMissing`, `notAnImage` or `corruptImage`.
+    /// Decodes the file at `path`. Throws `inputMissing`, `notAnImage`, `corruptImage` or `imageTooLarge`.
     public static func read(path: String) throws -> Frame {
         var decoded = cv_image()
         var message = [CChar](repeating: 0, count: 256)
@@ -20,6 +20,8 @@ extension Frame {
             return Frame(image: image, source: path, focalLength35mm: focal, exifOrientation: Int(decoded.exif_orientation))
         case CV_DECODE_NOT_FOUND:
             throw CoifError.inputMissing(path: path)
+        case CV_DECODE_TOO_LARGE:
+            throw CoifError.imageTooLarge(path: path, reason: reason)
         case CV_DECODE_NOT_AN_IMAGE, CV_DECODE_UNSUPPORTED:
             throw CoifError.notAnImage(path: path, reason: reason.isEmpty ? "unrecognised format" : reason)
         default:

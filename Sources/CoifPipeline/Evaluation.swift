@@ -112,8 +112,11 @@ public struct AFLWGroundTruth: Sendable {
     public static func read(matPath: String) throws -> AFLWGroundTruth {
         let pose = try MatFile.read(path: matPath, variable: "Pose_Para")
         let points = try MatFile.read(path: matPath, variable: "pt3d_68")
-        guard pose.values.count >= 3, points.rows == 3, points.cols == 68 else {
-            throw CoifError.internalError("\(matPath): expected Pose_Para 1x7 and pt3d_68 3x68")
+        guard pose.rows == 1, pose.cols >= 3, points.rows == 3, points.cols == 68 else {
+            throw CoifError.assetFailed(path: matPath, reason: "expected Pose_Para 1x7 and pt3d_68 3x68, found \(pose.rows)x\(pose.cols) and \(points.rows)x\(points.cols)")
+        }
+        guard pose.values.prefix(3).allSatisfy(\.isFinite), points.values.allSatisfy(\.isFinite) else {
+            throw CoifError.assetFailed(path: matPath, reason: "Pose_Para or pt3d_68 holds a value that is not a finite number")
         }
         let degrees = 180 / Double.pi
         let marks = (0..<68).map { Vec2(Float(points.values[3 * $0] - 1), Float(points.values[3 * $0 + 1] - 1)) }
@@ -188,6 +191,9 @@ public struct PoseRow: Codable, Sendable {
     public var absError: [Double]?  // |pitch|, |yaw|, |roll| errors
     public var nme: Double?         // landmarks against pt3d_68's 2D points
     public var ms: StageMs
+    /// Why the row could not be evaluated (its ground truth unreadable: a truncated or damaged .mat, a
+    /// missing or misshapen Pose_Para); nil for an evaluated row, found or not.
+    public var error: String? = nil
 }
 
 public struct LandmarkReport: Codable, Sendable {
@@ -200,7 +206,11 @@ public struct LandmarkReport: Codable, Sendable {
 
 public struct PoseReport: Codable, Sendable {
     public var rows: [PoseRow]
-    public var detectionRate: Double { rows.isEmpty ? 0 : Double(rows.filter(\.found).count) / Double(rows.count) }
+    /// Over the rows that were evaluated (failed rows left out).
+    public var detectionRate: Double {
+        let evaluated = rows.filter { $0.error == nil }
+        return evaluated.isEmpty ? 0 : Double(evaluated.filter(\.found).count) / Double(evaluated.count)
+    }
     /// MAE of pitch, yaw, roll over found faces, and their mean (the usual AFLW2000-3D figure).
     public var mae: [Double]? {
         let errors = rows.compactMap(\.absError)
@@ -208,6 +218,8 @@ public struct PoseReport: Codable, Sendable {
         return (0..<3).map { i in errors.map { $0[i] }.reduce(0, +) / Double(errors.count) }
     }
     public var meanMAE: Double? { mae.map { $0.reduce(0, +) / 3 } }
+    /// Rows whose ground truth could not be read (see `PoseRow.error`).
+    public var failedRows: [PoseRow] { rows.filter { $0.error != nil } }
 }
 
 func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
@@ -283,17 +295,28 @@ public struct Evaluator {
         for name in names.filter({ $0.lowercased().hasSuffix(".jpg") }).sorted() {
             let mat = directory + "/" + (name as NSString).deletingPathExtension + ".mat"
             guard FileManager.default.fileExists(atPath: mat) else { continue }
-            let truth = try AFLWGroundTruth.read(matPath: mat)
+            // A bad ground-truth file is this row's failure, not the run's: the rest is still measured.
+            let truth: AFLWGroundTruth
+            do { truth = try AFLWGroundTruth.read(matPath: mat) } catch let error as CoifError {
+                rows.append(PoseRow(image: name, found: false, truth: [], estimate: nil, absError: nil, nme: nil, ms: StageMs(),
+                                    error: error.description))
+                continue
+            }
             var ms = StageMs()
             var start = monotonicMs()
-            let photo = try Frame.read(path: directory + "/" + name)
+            let truthAngles = [truth.pitchDegrees, truth.yawDegrees, truth.rollDegrees]
+            let photo: Frame
+            do { photo = try Frame.read(path: directory + "/" + name) } catch let error as CoifError {
+                rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms,
+                                    error: error.description))
+                continue
+            }
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
             let boxes = analyzer.detectFaces(gray: gray)
             ms.detect = monotonicMs() - start
             let centre = truth.landmarks.reduce(Vec2(), +) / 68
-            let truthAngles = [truth.pitchDegrees, truth.yawDegrees, truth.rollDegrees]
             guard let box = boxes.min(by: { distance($0.center, centre) < distance($1.center, centre) }) else {
                 rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms))
                 continue

@@ -28,6 +28,24 @@ public struct GoldenCase: Codable, Sendable, Equatable {
     public var tolerance: GoldenTolerance?
 }
 
+extension GoldenCase {
+    /// As synthesised, except that a seed which is no whole number 0…2⁶⁴−1 (`-1`, `1.5`) is reported as a
+    /// bad seed rather than as JSON the decoder could not read.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        photo = try c.decode(String.self, forKey: .photo)
+        style = try c.decodeIfPresent(String.self, forKey: .style)
+        color = try c.decode(String.self, forKey: .color)
+        do { seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .seed, in: c,
+                                                   debugDescription: "bad seed: must be a whole number 0…18446744073709551615")
+        }
+        flags = try c.decodeIfPresent(GoldenFlags.self, forKey: .flags)
+        tolerance = try c.decodeIfPresent(GoldenTolerance.self, forKey: .tolerance)
+    }
+}
+
 public struct GoldenFlags: Codable, Sendable, Equatable {
     public var fovDegrees: Double?
     public var detail: Double?
@@ -75,6 +93,12 @@ public struct GoldenManifest: Sendable {
             guard seen.insert(c.name).inserted else {
                 throw CoifError.invalidOption(name: path, reason: "case name '\(c.name)' appears twice")
             }
+            if let t = c.tolerance?.threshold, !(0...255).contains(t) {
+                throw CoifError.invalidOption(name: "\(path): \(c.name): tolerance.threshold", reason: "must be 0…255, got \(t)")
+            }
+            if let p = c.tolerance?.maxDifferingPercent, !(0...100).contains(p) {
+                throw CoifError.invalidOption(name: "\(path): \(c.name): tolerance.maxDifferingPercent", reason: "must be 0…100, got \(p)")
+            }
         }
         return GoldenManifest(path: path, cases: cases)
     }
@@ -90,7 +114,8 @@ public struct GoldenManifest: Sendable {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             return "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         case DecodingError.dataCorrupted(let context):
-            return context.debugDescription
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return at.isEmpty ? context.debugDescription : "\(context.debugDescription) at \(at)"
         default:
             return "\(error)"
         }
@@ -216,6 +241,7 @@ public final class GoldenRunner {
     /// exists and differs in any pixel is replaced only with `force`; without it nothing at all is written
     /// and the outcome lists the changed cases. Identical pixels keep the PNG untouched.
     public func record(_ manifest: GoldenManifest, directory: String, force: Bool) throws -> GoldenRecordOutcome {
+        try AtomicFile.checkDirectory(directory)  // before the first render
         let cases = try render(manifest)
         var changes: [(name: String, change: GoldenRecordOutcome.Change, detail: String)] = []
         var writes: [(String, [UInt8])] = []
@@ -265,9 +291,16 @@ public final class GoldenRunner {
                                                 referencePNG: nil, actualPNG: actualPNG, heatmapPNG: nil))
                 continue
             }
-            let recorded = FileManager.default.contents(atPath: jsonPath)
-                .flatMap { try? JSONDecoder().decode(GoldenMetadata.self, from: $0) }
-            let sameRenderer = recorded?.renderer == engine.rendererDescription
+            // Without its context a reference cannot say which rule applies: that is a failure, never a
+            // silent switch to the looser across-renderers tolerance.
+            guard let recorded = FileManager.default.contents(atPath: jsonPath)
+                .flatMap({ try? JSONDecoder().decode(GoldenMetadata.self, from: $0) }) else {
+                results.append(GoldenCaseResult(name: name, status: .fail, difference: nil, rule: "-", rendererNote: nil,
+                                                message: "reference context \(jsonPath) is missing or malformed: run `coif golden record`",
+                                                referencePNG: nil, actualPNG: actualPNG, heatmapPNG: nil))
+                continue
+            }
+            let sameRenderer = recorded.renderer == engine.rendererDescription
             let tolerance = r.goldenCase.tolerance ?? GoldenTolerance.acrossRenderersDefault
             let defaults = GoldenTolerance.acrossRenderersDefault
             let exact = sameRenderer && !(tolerance.alsoOnSameRenderer ?? false)
@@ -277,7 +310,7 @@ public final class GoldenRunner {
             let rule = exact ? "exact (same renderer)"
                 : "threshold \(threshold), at most \(percent)% of pixels" + (ignoreAA ? ", anti-aliasing ignored" : "")
             let note: String? = sameRenderer ? nil
-                : "recorded by '\(recorded?.renderer ?? "unknown (no \(name).json)")', rendered by '\(engine.rendererDescription)'"
+                : "recorded by '\(recorded.renderer)', rendered by '\(engine.rendererDescription)'"
             let reference = try DiffImage.load(pngPath, channels: r.image.channels)
             guard reference.width == r.image.width, reference.height == r.image.height else {
                 results.append(GoldenCaseResult(name: name, status: .fail, difference: nil, rule: rule, rendererNote: note,

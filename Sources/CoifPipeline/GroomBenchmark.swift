@@ -68,7 +68,7 @@ public enum GroomBenchmark {
             let shapeMs = monotonicMs() - start
             let lod: LevelOfDetail
             if let strands {
-                lod = LevelOfDetail(strandCount: max(strands, groom.guides.strandCount),
+                lod = LevelOfDetail(strandCount: strands,
                                     pointsPerStrand: groom.guides.pointsPerStrand, widthScale: 1)
             } else {
                 lod = LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: groom.guides.strandCount,
@@ -80,7 +80,7 @@ public enum GroomBenchmark {
             engine.renderer.finish()
             let underLayerMs = monotonicMs() - start
 
-            let children = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+            let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed)
             var interpolate: [Double] = [], upload: [Double] = [], ready: [Double] = []
             var geometry: StrandGeometry?

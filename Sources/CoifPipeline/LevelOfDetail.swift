@@ -57,8 +57,8 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     ///   - detail: user multiplier on the strand count and the segment budget (1 = default).
     ///   - resamplingErrorsMm: the style's `StrandSet.resamplingErrorsMm()`; when given, strands get at
     ///     least the points that keep resampling within `shapeTolerancePx` of their shape at this size.
-    ///   - strands: a strand count asked for (`--strands`): guides plus children, at least the guides, at
-    ///     most `maxStrands`; it replaces the automatic count and its segment budget (points still follow
+    ///   - strands: a strand count asked for (`--strands`): exactly that many (guides plus children, or
+    ///     fewer guides than the style has), at most `maxStrands`; it replaces the automatic count and its segment budget (points still follow
     ///     the face and the shape), and strands are never drawn thinner than the catalog says.
     public static func choose(faceWidthPx: Double, guideCount: Int, detail: Double = 1,
                               resamplingErrorsMm: [Float]? = nil, strands asked: Int? = nil) -> LevelOfDetail {
@@ -69,8 +69,10 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
             points = max(points, pointsToFollow(errors, toleranceMm: Float(shapeTolerancePx * faceWidthMm / max(faceWidthPx, 1))))
         }
         if let asked {
-            let strands = min(max(asked, guideCount), maxStrands)
-            let thinning = max(Float(fullDensityStrands) / Float(strands), 1)
+            // Exactly what was asked: fewer than the guides draws that many guides (ChildInterpolation's
+            // guideLimit), at the guides-only width rather than ever wider.
+            let strands = min(max(asked, 1), maxStrands)
+            let thinning = max(Float(fullDensityStrands) / Float(max(strands, guideCount)), 1)
             return LevelOfDetail(strandCount: strands, pointsPerStrand: points, widthScale: powf(thinning, 0.8))
         }
         // ~0.3 strands per square pixel of face width (100 px → 3,000 strands), within the budget.

@@ -151,7 +151,7 @@ public final class PreviewEngine {
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
                                        resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
         let sceneStart = monotonicMs()
-        let children = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+        let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
                                                    pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let all = children.apply(guides: groom.guides, head: styles.head)
         let covered = try styles.coveredScalpTriangles(style)

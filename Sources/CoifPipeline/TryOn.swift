@@ -479,7 +479,7 @@ public final class TryOnEngine {
             return hit.geometry
         }
         let groom = try styles.groom(style)
-        let interpolation = ChildInterpolation.standard(childCount: max(lod.strandCount - groom.guides.strandCount, 0),
+        let interpolation = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
                                                         pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let strands = interpolation.apply(guides: groom.guides, head: head)
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }

@@ -13,7 +13,8 @@ struct Diff: ParsableCommand {
         A pixel differs when any channel differs by more than --threshold (8-bit steps; 16-bit differences are
         divided by 257). The images are within tolerance when at most --max-differing-pixels pixels differ
         (a count, or a percentage such as 0.5%). Exit codes: 0 within tolerance, 1 different, 10 missing file,
-        11 not a PNG, 12 damaged PNG, 14 sizes differ, 22 invalid option, 30 heatmap not writable.
+        11 not a PNG, 12 damaged PNG, 14 sizes differ, 15 over 200 megapixels or 1 GiB, 22 invalid option,
+        30 heatmap not writable.
         """
     )
 

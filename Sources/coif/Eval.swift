@@ -71,18 +71,25 @@ struct EvalPose: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        var failed: [PoseRow] = []
         try runReportingErrors {
             _ = global.makeLogger()
             try FaceAnalyzer.checkFieldOfView(fovDegrees)
             let report = try Evaluator(analyzer: try FaceAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
+            defer { if !report.failedRows.isEmpty { failed = report.failedRows } }
             if json {
-                struct Out: Encodable { var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double? }
-                try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE))
+                struct Out: Encodable { var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var failed: Int }
+                try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE,
+                                  failed: report.failedRows.count))
                 return
             }
             print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME    det/lmk/pose ms")
             for r in report.rows {
+                if let error = r.error {
+                    print(padded(r.image, 16) + " FAILED " + error.replacingOccurrences(of: "\n", with: " "))
+                    continue
+                }
                 let t = r.truth.map { String(format: "%6.1f", $0) }.joined(separator: " ")
                 let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
                 let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
@@ -91,9 +98,14 @@ struct EvalPose: ParsableCommand {
                       + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose))
             }
             let mae = report.mae
-            print(String(format: "images %d, detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
-                         report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
+            print(String(format: "images %d (%d failed), detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
+                         report.failedRows.count, report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
                          f(report.meanMAE) as NSString))
+        }
+        // Every row was measured and printed; unreadable ground truth still fails the run (exit 50).
+        if let first = failed.first {
+            printErrorLine("coif: \(directory): \(failed.count) ground-truth file(s) unreadable, first \(first.error ?? first.image)")
+            throw ExitCode(CoifError.assetFailed(path: directory, reason: "").exitCode)
         }
     }
 }

@@ -92,7 +92,7 @@ struct GroomCommand: ParsableCommand {
         @Option(help: "Face width in pixels whose level of detail is measured.")
         var faceWidth: Double = 300
 
-        @Option(help: "Draw this many strands (guides plus children) at the groom's own points per guide, instead of the level of detail.")
+        @Option(help: "Draw exactly this many strands (guides plus children, or fewer guides) at the groom's own points per guide, instead of the level of detail.")
         var strands: Int?
 
         @Flag(help: "Print the figures as JSON.")

@@ -35,7 +35,7 @@ struct Preview: ParsableCommand {
     @Option(help: "Seed for child strands.")
     var seed: UInt64 = 1
 
-    @Option(help: "Draw this many strands (guides plus interpolated children) instead of the automatic count.")
+    @Option(help: "Draw exactly this many strands (the guides plus interpolated children; fewer than the guides: that many guides) instead of the automatic count.")
     var strands: Int?
 
     @Flag(help: "Print the time of each stage, engine start and groom loading included.")

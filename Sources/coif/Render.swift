@@ -51,7 +51,7 @@ struct Render: ParsableCommand {
     @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
     var detail: Double = 1
 
-    @Option(help: "Draw this many strands (guides plus interpolated children) instead of the automatic count.")
+    @Option(help: "Draw exactly this many strands (the guides plus interpolated children; fewer than the guides: that many guides) instead of the automatic count.")
     var strands: Int?
 
     @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")

@@ -204,10 +204,7 @@ final class CLITests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory()
         let fifo = dir + "/pipe.png"
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
-        reader.arguments = ["-c", "cat '\(fifo)' > '\(dir)/received'"]
-        try reader.run()
+        let reader = try Fixtures.startShell("cat '\(fifo)' > '\(dir)/received'")
         let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "-o", fifo])
         reader.waitUntilExit()
         XCTAssertEqual(run.status, 0, run.stderr)

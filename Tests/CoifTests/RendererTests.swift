@@ -166,14 +166,17 @@ final class LevelOfDetailTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(LevelOfDetail.choose(faceWidthPx: 20, guideCount: 900).strandCount, 900)
     }
 
-    /// An asked-for strand count replaces the automatic one, never below the guides nor thinner than the catalog.
+    /// An asked-for strand count replaces the automatic one exactly (below the guides too, then at the
+    /// guides-only width), never thinner than the catalog.
     func testAskedStrandCountReplacesTheAutomaticOne() {
         let automatic = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228)
         let asked = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 40_000)
         XCTAssertEqual(asked.strandCount, 40_000)
         XCTAssertEqual(asked.pointsPerStrand, automatic.pointsPerStrand)
         XCTAssertEqual(asked.widthScale, 1)
-        XCTAssertEqual(LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 100).strandCount, 228)
+        let belowGuides = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 100)
+        XCTAssertEqual(belowGuides.strandCount, 100)
+        XCTAssertEqual(belowGuides.widthScale, LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 228).widthScale)
         let few = LevelOfDetail.choose(faceWidthPx: 300, guideCount: 228, strands: 2_400)
         XCTAssertEqual(few.strandCount, 2_400)
         XCTAssertGreaterThan(few.widthScale, 1, "fewer strands are drawn wider")

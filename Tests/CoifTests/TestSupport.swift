@@ -58,8 +58,26 @@ enum Fixtures {
     /// Runs the coif executable; returns exit status, stdout and stderr.
     /// `environment` is added to this process's own, without COIF_STYLES unless it names it.
     static func runCoif(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(coifBinary, arguments, environment: environment)
+    }
+
+    /// Runs `script` with /bin/sh (limits set with ulimit before an `exec coif …`), as `runCoif`.
+    static func runShell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run("/bin/sh", ["-c", script])
+    }
+
+    /// Starts `script` with /bin/sh in the background (a FIFO's reader or writer); the caller waits or ends it.
+    static func startShell(_ script: String) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: coifBinary)
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        return process
+    }
+
+    private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         variables["COIF_STYLES"] = nil

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,7 +22,27 @@ typedef enum {
     CV_DECODE_NOT_AN_IMAGE = 2,  // signature is no format we read
     CV_DECODE_CORRUPT = 3,       // recognised format, but truncated or damaged
     CV_DECODE_UNSUPPORTED = 4,   // recognised, but a variant we do not read
+    CV_DECODE_TOO_LARGE = 5,     // over CV_MAX_IMAGE_PIXELS or CV_MAX_IMAGE_FILE_BYTES
 } cv_decode_status;
+
+// Coif's limits on an image, for every command that decodes one (README, "Hostile input").
+enum {
+    CV_MAX_IMAGE_PIXELS = 200000000,  // 200 megapixels (600 MB as 8-bit RGB), checked from the header
+    CV_MAX_DEFLATE_RATIO = 1032,      // deflate's best case: 258 bytes from 2 bits; a PNG can hold no more
+};
+#define CV_MAX_IMAGE_FILE_BYTES ((uint64_t)1 << 30)  // 1 GiB, for a regular file or a stream
+
+// The bounded open every image reader shares: `path` opened for reading without waiting on a FIFO that
+// has no writer. NULL with `status` CV_DECODE_NOT_FOUND (missing, unreadable, a directory) or
+// CV_DECODE_TOO_LARGE (a regular file over CV_MAX_IMAGE_FILE_BYTES) and `message` set. `file_bytes`
+// receives a regular file's size, -1 for a pipe or device. Close the stream with fclose.
+FILE *cv_image_open(const char *path, cv_decode_status *status, int64_t *file_bytes, char *message, size_t message_len);
+
+// The check of an image header's size before its pixels are allocated: CV_DECODE_TOO_LARGE over
+// CV_MAX_IMAGE_PIXELS; CV_DECODE_CORRUPT for a zero side, or when width × height at `bits_per_pixel`
+// needs more than `max_raw_bytes` (the most raw bytes the file can hold; -1 when unknown).
+cv_decode_status cv_image_check_size(uint64_t width, uint64_t height, uint32_t bits_per_pixel, int64_t max_raw_bytes,
+                                     char *message, size_t message_len);
 
 typedef struct {
     int32_t width;          // after EXIF orientation is applied
@@ -108,8 +129,8 @@ int32_t cv_detect_profile_faces(cv_face_model *model, const uint8_t *gray, int32
 // ── MATLAB v5 .mat (libmatio) ──────────────────────────────────────────────────────────────
 // Reads numeric variable `name` (double or single, real, 2-D) into `out` as doubles in MATLAB's
 // column-major order, at most `capacity` values; writes its rows and columns. Returns the number of
-// values, or negative: -1 file unreadable, -2 no such variable, -3 not a real numeric 2-D array, -4 libmatio
-// (opened on first use) is not installed.
+// values, or negative: -1 file missing or unreadable, -2 no such variable, -3 not a real numeric 2-D array, -4
+// libmatio (opened on first use) is not installed, -5 the file exists but is no .mat file libmatio opens.
 int32_t cv_mat_read(const char *path, const char *name, double *out, int32_t capacity, int32_t *out_rows,
                     int32_t *out_cols);
 

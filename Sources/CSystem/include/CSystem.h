@@ -1,0 +1,10 @@
+// CSystem: Linux constants that Swift's Glibc module does not import (macro expressions), read from the
+// C headers of the machine that builds Coif, so each architecture gets its own value (O_TMPFILE is
+// 020200000 on x86-64 and 020040000 on aarch64).
+#ifndef COIF_CSYSTEM_H
+#define COIF_CSYSTEM_H
+
+// open(2)'s O_TMPFILE (an unnamed file in a directory, linked in once whole); 0 where the C library has none.
+int coif_o_tmpfile(void);
+
+#endif

@@ -1,0 +1,320 @@
+// HostileInputTests: issue 16's table, a test per row not covered elsewhere, each with its input built here.
+// Rows 1, 5, 7, 9, 12 and 13 are in CLITests, row 8 in FramePipelineTests; `make test` also runs a short
+// seeded pass of scripts/fuzz.py. Every failure must be one `coif:` line, a documented code, no file left.
+import CoifCore
+import CoifGroom
+import CoifMedia
+import Foundation
+import XCTest
+
+final class HostileInputTests: XCTestCase {
+    /// Runs coif through /bin/sh with `limits` (ulimit lines) first; status, stdout, stderr and seconds.
+    func runLimited(_ limits: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String, seconds: Double) {
+        let quoted = ([Fixtures.coifBinary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let start = Date()
+        let run = try Fixtures.runShell("\(limits); exec \(quoted.joined(separator: " "))")
+        return (run.status, run.stdout, run.stderr, Date().timeIntervalSince(start))
+    }
+
+    func assertOneLine(_ stderr: String, mentions: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(stderr.split(separator: "\n").count, 1, "one line expected: \(stderr)", file: file, line: line)
+        XCTAssertTrue(stderr.hasPrefix("coif: ") && stderr.contains(mentions), "'\(stderr)' should name \(mentions)", file: file, line: line)
+    }
+
+    // MARK: Row 2: one bounded reader
+
+    /// /dev/zero, a FIFO fed zeros, and a 1 GiB file of zeros are "not an image" (11) from their first bytes,
+    /// promptly, within 1 GB of address space; a file over the 1 GiB cap with an image's signature is 15.
+    func testEndlessOrHugeInputsAreRefusedFromTheirFirstBytes() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let limit = "ulimit -v 1000000"
+        for command in ["render", "landmarks"] {
+            let run = try runLimited(limit, [command, "/dev/zero"] + (command == "render" ? ["-o", dir + "/o.png"] : []))
+            XCTAssertEqual(run.status, 11, run.stderr)
+            assertOneLine(run.stderr, mentions: "/dev/zero: not an image")
+            XCTAssertLessThan(run.seconds, 10)
+        }
+        let fifo = dir + "/zeros.png"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let writer = try Fixtures.startShell("cat /dev/zero > '\(fifo)' 2>/dev/null")
+        let fed = try runLimited(limit, ["render", fifo, "-o", dir + "/o.png"])
+        writer.terminate()
+        writer.waitUntilExit()
+        XCTAssertEqual(fed.status, 11, fed.stderr)
+        let unfed = try runLimited(limit, ["render", fifo, "-o", dir + "/o.png"])  // no writer: empty, not a wait
+        XCTAssertEqual(unfed.status, 11, unfed.stderr)
+        try FileManager.default.removeItem(atPath: fifo)
+
+        let zeros = dir + "/zeros.jpg"
+        XCTAssertTrue(FileManager.default.createFile(atPath: zeros, contents: nil))
+        XCTAssertEqual(truncate(zeros, 1 << 30), 0)  // sparse: costs no disk
+        let big = try runLimited(limit, ["render", zeros, "-o", dir + "/o.png"])
+        XCTAssertEqual(big.status, 11, big.stderr)
+        XCTAssertLessThan(big.seconds, 10)
+        let huge = dir + "/huge.png"
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge, contents: Data(try PNGFile.encode(PixelImage(width: 4, height: 4, channels: 3)))))
+        XCTAssertEqual(truncate(huge, (1 << 30) + 1), 0)
+        for arguments in [["render", huge, "-o", dir + "/o.png"], ["diff", huge, huge]] {
+            let run = try runLimited(limit, arguments)
+            XCTAssertEqual(run.status, 15, run.stderr)
+            assertOneLine(run.stderr, mentions: "huge.png: image too large")
+        }
+        XCTAssertEqual(Fixtures.listing(dir), ["huge.png", "zeros.jpg"], "no output written")
+    }
+
+    // MARK: Row 3: decoded pixels capped for every command
+
+    /// A 69-byte PNG whose header claims N×N: over 200 MP is 15 and under it (but more than 69 bytes can
+    /// hold) 12, from the header, for `diff` and `render` alike, within 1 GB of address space.
+    func testPNGBombIsRefusedFromItsHeader() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for (side, code) in [(10_000, Int32(12)), (20_000, 15), (60_000, 15), (1_000_000, 15)] {
+            let bomb = dir + "/bomb\(side).png"
+            try Data(Self.pngBomb(side: UInt32(side))).write(to: URL(fileURLWithPath: bomb))
+            for arguments in [["diff", bomb, bomb], ["render", bomb, "-o", dir + "/o.png"], ["landmarks", bomb]] {
+                let run = try runLimited("ulimit -v 1000000", arguments)
+                XCTAssertEqual(run.status, code, "\(arguments): \(run.stderr)")
+                assertOneLine(run.stderr, mentions: "bomb\(side).png: ")
+                XCTAssertLessThan(run.seconds, 10)
+            }
+        }
+        // A directory is "missing or unreadable" (10) for diff as for render.
+        let run = try Fixtures.runCoif(["diff", dir, dir])
+        XCTAssertEqual(run.status, 10, run.stderr)
+        XCTAssertFalse(Fixtures.listing(dir).contains("o.png"))
+    }
+
+    /// Signature, an IHDR of side × side 8-bit RGB, a tiny IDAT, IEND: every CRC right.
+    static func pngBomb(side: UInt32) -> [UInt8] {
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            return be(UInt32(body.count)) + typed + be(crc32(typed))
+        }
+        let ihdr = be(side) + be(side) + [8, 2, 0, 0, 0]
+        let idat: [UInt8] = [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]  // zlib of one zero byte
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", [])
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    // MARK: Row 4: groom geometry
+
+    /// Non-finite points, all points equal, one strand, collinear roots: 50 from `preview FILE`,
+    /// `render --style FILE`, `groom import` and a user catalog's style, with nothing written.
+    func testDegenerateGroomsAreAssetErrorsWithNothingWritten() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let good = Self.scalpStrands()
+        let cases: [(String, [[Vec3]])] = [
+            ("nan", [[Vec3(.nan, 0, 0), Vec3(1, 1, 1)]] + good.dropFirst()),
+            ("inf", good.dropLast() + [[Vec3(0, .infinity, 0), Vec3(1, 1, 1)]]),
+            ("equal", Array(repeating: Array(repeating: Vec3(5, 5, 5), count: 4), count: 10)),
+            ("one", [good[0]]),
+            ("collinear", (0..<10).map { [Vec3(Float($0) * 10, 0, 0), Vec3(Float($0) * 10, -50, -10)] }),
+        ]
+        let photo = try Fixtures.requireAstronaut()
+        for (name, strands) in cases {
+            let groom = dir + "/\(name).data"
+            try Data(GroomImport.uscDataBytes(strands)).write(to: URL(fileURLWithPath: groom))
+            let out = dir + "/out-\(name)"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            for arguments in [["preview", groom, "-o", out + "/p.png"], ["render", photo, "--style", groom, "-o", out + "/r.png"],
+                              ["groom", "import", groom, "-o", "x", "--out", out + "/M"]] {
+                let run = try Fixtures.runCoif(arguments)
+                XCTAssertEqual(run.status, 50, "\(name) \(arguments[0]): \(run.stderr)")
+                assertOneLine(run.stderr, mentions: "\(name).data: ")
+            }
+            XCTAssertEqual(Fixtures.listing(out), [], "\(name): nothing written")
+        }
+        // A hand-edited user catalog style with a NaN vertex: refused on load, not a crash in the grid.
+        let catalog = dir + "/catalog"
+        try FileManager.default.createDirectory(atPath: catalog + "/styles", withIntermediateDirectories: true)
+        try "v nan 0 0\nv 1 1 1\nl 1 2\n".write(toFile: catalog + "/styles/bad.obj", atomically: true, encoding: .utf8)
+        let entry = StyleEntry(name: "bad", file: "styles/bad.obj", description: "", tags: [], guides: 1, pointsPerGuide: 2,
+                               rootWidthMm: 0.3, tipWidthMm: 0.1)
+        try StyleCatalog(defaultStyle: "bad", styles: [entry]).jsonText().write(toFile: catalog + "/catalog.json", atomically: true, encoding: .utf8)
+        let run = try Fixtures.runCoif(["preview", "bad", "--styles", catalog, "-o", dir + "/bad.png"])
+        XCTAssertEqual(run.status, 50, run.stderr)
+        assertOneLine(run.stderr, mentions: "bad.obj: ")
+    }
+
+    /// 60 strands of 8 points on a cap of a 90 mm sphere, falling down and back (as scripts/fuzz.py's seed).
+    static func scalpStrands() -> [[Vec3]] {
+        (0..<60).map { i in
+            let theta = 0.2 + 1.1 * Float(i % 10) / 9, phi = Float.pi * (0.15 + 0.7 * Float(i / 10) / 5)
+            let root = Vec3(90 * sin(theta) * cos(phi), 90 * cos(theta), -90 * sin(theta) * sin(phi))
+            return (0..<8).map { k in Vec3(root.x * (1 + 0.02 * Float(k)), root.y - 12 * Float(k), root.z - 4 * Float(k)) }
+        }
+    }
+
+    // MARK: Row 6: bad ground truth in coif eval pose
+
+    /// Every kind of bad .mat is a FAILED row naming its problem (never "no such file"), the good row is
+    /// still measured, and the run ends with one line and exit 50 (README, "Measuring the vision").
+    func testBadGroundTruthIsAFailedRowAndTheRunGoesOn() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let pose = MatWriter.double("Pose_Para", rows: 1, cols: 7, [0.1, -0.2, 0.05, 0, 0, 0, 0])
+        let points = MatWriter.double("pt3d_68", rows: 3, cols: 68, (0..<204).map { Double(200 + $0 % 100) })
+        let good = MatWriter.file([pose, points])
+        let mats: [(String, [UInt8])] = [
+            ("good", good),
+            ("truncated", Array(good.prefix(good.count / 2))),
+            ("empty", []),
+            ("text", Array("Pose_Para = [0 0 0]\n".utf8)),
+            ("nan", MatWriter.file([MatWriter.double("Pose_Para", rows: 1, cols: 7, [.nan, 0, 0, 0, 0, 0, 0]), points])),
+            ("shape", MatWriter.file([MatWriter.double("Pose_Para", rows: 7, cols: 1, [0, 0, 0, 0, 0, 0, 0]), points])),
+            ("missing", MatWriter.file([points])),
+            ("class", MatWriter.file([MatWriter.int32("Pose_Para", [1, 2, 3, 4, 5, 6, 7]), points])),
+        ]
+        for (name, bytes) in mats {
+            try FileManager.default.copyItem(atPath: photo, toPath: dir + "/\(name).jpg")
+            try Data(bytes).write(to: URL(fileURLWithPath: dir + "/\(name).mat"))
+        }
+        let run = try Fixtures.runCoif(["eval", "pose", dir])
+        XCTAssertEqual(run.status, 50, run.stderr)
+        assertOneLine(run.stderr, mentions: "7 ground-truth file(s) unreadable")
+        let rows = run.stdout.split(separator: "\n")
+        for (name, _) in mats.dropFirst() {
+            XCTAssertTrue(rows.contains { $0.hasPrefix("\(name).jpg") && $0.contains("FAILED") }, "\(name): \(run.stdout)")
+        }
+        XCTAssertTrue(rows.contains { $0.hasPrefix("good.jpg") && !$0.contains("FAILED") }, run.stdout)
+        XCTAssertFalse(run.stdout.contains("no such file"), run.stdout)
+        XCTAssertFalse(run.stdout.contains(" nan"), run.stdout)
+    }
+
+    // MARK: Row 10: a full disk
+
+    /// `groom import` whose style file cannot be written whole (a file-size limit, as a full disk): exit
+    /// 30, one line with no Foundation error dump, and no temporary left in styles/.
+    func testWriteFailureLeavesNoTemporaryAndOneLine() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let groom = dir + "/groom.data"
+        try Data(GroomImport.uscDataBytes(Self.scalpStrands())).write(to: URL(fileURLWithPath: groom))
+        // SIGXFSZ ignored (inherited through exec), so the write fails with EFBIG instead of killing coif.
+        let run = try runLimited("trap '' XFSZ; ulimit -f 8", ["groom", "import", groom, "-o", "x", "--out", dir + "/M"])
+        XCTAssertEqual(run.status, 30, run.stderr)
+        assertOneLine(run.stderr, mentions: "x.obj: cannot write output")
+        XCTAssertFalse(run.stderr.contains("NSCocoa") || run.stderr.contains("Error Domain"), run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir + "/M/styles"), [], "no partial or temporary file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/M/catalog.json"))
+    }
+
+    // MARK: Row 11: golden record's directory
+
+    /// `--dir` naming a file, or a path under a file, is 30 with one `coif:` line before any case renders.
+    func testGoldenRecordChecksItsDirectoryBeforeRendering() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let manifest = dir + "/cases.json"
+        try "[{\"name\": \"a\", \"photo\": \"\(try Fixtures.requireAstronaut())\", \"color\": \"auburn\"}]"
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try "not a directory".write(toFile: dir + "/afile", atomically: true, encoding: .utf8)
+        for target in [dir + "/afile", dir + "/afile/sub"] {
+            let run = try Fixtures.runCoif(["golden", "record", manifest, "--dir", target])
+            XCTAssertEqual(run.status, 30, run.stderr)
+            assertOneLine(run.stderr, mentions: "cannot write output")
+            XCTAssertEqual(run.stdout, "", "nothing rendered or reported")
+        }
+        XCTAssertEqual(Fixtures.listing(dir), ["afile", "cases.json"])
+    }
+
+    // MARK: Row 14: killed during a write
+
+    /// coif killed by SIGXFSZ in the middle of writing its PNG leaves no file at all (O_TMPFILE: the data
+    /// never had a name); a temporary left by a process that is gone is removed by the next write.
+    func testKilledWriteLeavesNoTemporary() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let killed = try runLimited("ulimit -f 64", ["render", photo, "-o", dir + "/out.png"])  // 32 KB of a ~490 KB PNG
+        XCTAssertNotEqual(killed.status, 0)
+        XCTAssertEqual(Fixtures.listing(dir), [], "nothing left by the killed write")
+        let gone = try Fixtures.startShell("exit 0")
+        gone.waitUntilExit()
+        let stale = dir + "/.out.png.tmp-\(gone.processIdentifier)"
+        try "partial".write(toFile: stale, atomically: false, encoding: .utf8)
+        let run = try Fixtures.runCoif(["render", photo, "-o", dir + "/out.png"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir), ["out.png"])
+    }
+
+    // MARK: Minor rows
+
+    /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
+    /// manifest tolerances are range-checked and a bad seed is named as one (22); `-o ""` is 30 before work.
+    func testGoldenAndOutputOddities() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        func manifest(_ name: String, _ extra: String) throws -> String {
+            let path = dir + "/\(name).json"
+            try "[{\"name\": \"a\", \"photo\": \"\(photo)\", \"color\": \"auburn\"\(extra)}]".write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        for (name, extra, mentions) in [("seed", ", \"seed\": -1", "bad seed"),
+                                        ("threshold", ", \"tolerance\": {\"threshold\": -5}", "tolerance.threshold"),
+                                        ("percent", ", \"tolerance\": {\"maxDifferingPercent\": 1000}", "tolerance.maxDifferingPercent")] {
+            let run = try Fixtures.runCoif(["golden", "verify", try manifest(name, extra), "--dir", dir + "/g"])
+            XCTAssertEqual(run.status, 22, run.stderr)
+            assertOneLine(run.stderr, mentions: mentions)
+        }
+        let cases = try manifest("cases", "")
+        XCTAssertEqual(try Fixtures.runCoif(["golden", "record", cases, "--dir", dir + "/g"]).status, 0)
+        for context in [nil, "{ not json"] {
+            try? FileManager.default.removeItem(atPath: dir + "/g/a.json")
+            if let context { try context.write(toFile: dir + "/g/a.json", atomically: true, encoding: .utf8) }
+            let run = try Fixtures.runCoif(["golden", "verify", cases, "--dir", dir + "/g"])
+            XCTAssertEqual(run.status, 1, run.stdout)
+            XCTAssertTrue(run.stdout.contains("FAIL a: reference context"), run.stdout)
+        }
+        let empty = try Fixtures.runCoif(["render", photo, "-o", ""])
+        XCTAssertEqual(empty.status, 30, empty.stderr)
+        assertOneLine(empty.stderr, mentions: "empty path")
+    }
+
+    /// `--strands N` is exactly N, below the guide count too.
+    func testStrandsBelowTheGuideCountAreExact() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for n in [1, 3] {
+            let run = try Fixtures.runCoif(["preview", "bob", "--strands", "\(n)", "--size", "64", "-o", dir + "/p\(n).png"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stdout.contains(" \(n) strands"), run.stdout)
+        }
+    }
+}
+
+/// A minimal MATLAB v5 .mat writer (uncompressed miMATRIX elements), for ground truth made by a test.
+enum MatWriter {
+    static func file(_ variables: [[UInt8]]) -> [UInt8] {
+        var header = Array("MATLAB 5.0 MAT-file, written by Coif's tests".utf8)
+        header += Array(repeating: 0x20, count: 116 - header.count) + Array(repeating: 0, count: 8)
+        return header + [0x00, 0x01, 0x49, 0x4D] + variables.joined()  // version 0x0100, "IM": little-endian
+    }
+
+    static func double(_ name: String, rows: Int, cols: Int, _ values: [Double]) -> [UInt8] {
+        matrix(name, classCode: 6, rows: rows, cols: cols, dataType: 9, data: values.flatMap { le($0.bitPattern) })
+    }
+
+    static func int32(_ name: String, _ values: [Int32]) -> [UInt8] {
+        matrix(name, classCode: 12, rows: 1, cols: values.count, dataType: 5, data: values.flatMap { le(UInt32(bitPattern: $0)) })
+    }
+
+    private static func matrix(_ name: String, classCode: UInt32, rows: Int, cols: Int, dataType: UInt32, data: [UInt8]) -> [UInt8] {
+        let body = element(6, le(classCode) + le(UInt32(0)))                         // miUINT32 array flags
+            + element(5, le(UInt32(rows)) + le(UInt32(cols)))                        // miINT32 dimensions
+            + element(1, Array(name.utf8))                                           // miINT8 name
+            + element(dataType, data)
+        return element(14, body)                                                     // miMATRIX
+    }
+
+    private static func element(_ type: UInt32, _ data: [UInt8]) -> [UInt8] {
+        le(type) + le(UInt32(data.count)) + data + Array(repeating: 0, count: (8 - data.count % 8) % 8)
+    }
+
+    private static func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+}
