@@ -141,15 +141,20 @@ public final class TryOnEngine {
         typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
                             timing: FrameTiming, doneMs: Double)
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
-            // A missing face-parsing model is reported before anything else is done.
-            let parser = job.removesOwnHair ? ParserBox(try FaceParser(modelPath: parserPath)) : nil
-            let analyzer = FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+            // The photo first: a file that is no image (or no file) is reported before any model is read.
             var timing = FrameTiming()
+            let decoded = Result { try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing) }
+            // The face-parsing network loads on a third thread while dlib's model loads and the faces are
+            // found; a photo that is not decoded never loads it.
+            let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
+                ? BackgroundWork(name: "coif.parser-load") { ParserBox(try FaceParser(modelPath: parserPath)) } : nil
+            let analyzer = FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+            var parser: ParserBox?
             let analyses = Result { () -> [PhotoAnalysis] in
-                let frame = try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
-                let analyses = try Self.analyse(frame, faces: job.face, analyzer: analyzer, timing: &timing)
-                guard let parser else { return analyses }
-                return try Self.removeOwnHair(analyses, parser: parser.parser, head: head, seed: job.seed, timing: &timing)
+                let analyses = try Self.analyse(try decoded.get(), faces: job.face, analyzer: analyzer, timing: &timing)
+                guard let parserWork else { return analyses }
+                parser = try parserWork.wait()
+                return try Self.removeOwnHair(analyses, parser: parser!.parser, head: head, seed: job.seed, timing: &timing)
             }
             return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }
