@@ -148,10 +148,23 @@ public final class TryOnEngine {
             // found; a photo that is not decoded never loads it.
             let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
                 ? BackgroundWork(name: "coif.parser-load") { ParserBox(try FaceParser(modelPath: parserPath)) } : nil
-            let analyzer = FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+            let finder: FaceFinder
+            do { finder = try FaceFinder(predictorPath: predictorPath) } catch {
+                _ = try? parserWork?.wait()
+                throw error
+            }
+            let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: head.landmarks68)
             var parser: ParserBox?
             let analyses = Result { () -> [PhotoAnalysis] in
-                let analyses = try Self.analyse(try decoded.get(), faces: job.face, analyzer: analyzer, timing: &timing)
+                let analyses: [PhotoAnalysis]
+                do {
+                    analyses = try Self.analyse(try decoded.get(), faces: job.face, analyzer: analyzer, timing: &timing)
+                } catch {
+                    // The network's load is not left running into the process's exit (OpenCV's and
+                    // protobuf's static destructors would run under it).
+                    _ = try? parserWork?.wait()
+                    throw error
+                }
                 guard let parserWork else { return analyses }
                 parser = try parserWork.wait()
                 return try Self.removeOwnHair(analyses, parser: parser!.parser, head: head, seed: job.seed, timing: &timing)
