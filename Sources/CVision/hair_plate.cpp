@@ -120,6 +120,44 @@ cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
     return filled;
 }
 
+// Pull-push at no more than `kFillSidePx` on the box's long side: the fill is smooth by construction, so a
+// large photo's box (a 1080p head: ~700 px) is filled at a fraction of its size and resized back, which keeps
+// the plate's cost flat in the photo's resolution. Boxes that fit are filled at full size.
+constexpr int kFillSidePx = 512;
+
+cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight) {
+    const int side = std::max(value.cols, value.rows);
+    if (side <= kFillSidePx) return pullPush(value, weight);
+    const double scale = double(kFillSidePx) / side;
+    const cv::Size small(std::max(1, int(std::lround(value.cols * scale))), std::max(1, int(std::lround(value.rows * scale))));
+    cv::Mat weightedSmall, weightSmall;
+    cv::Mat w3;
+    cv::merge(std::vector<cv::Mat>{weight, weight, weight}, w3);
+    // Area-averaged: a small pixel's weight is the share of its area that is source, its value their mean.
+    cv::resize(value.mul(w3), weightedSmall, small, 0, 0, cv::INTER_AREA);
+    cv::resize(weight, weightSmall, small, 0, 0, cv::INTER_AREA);
+    cv::Mat valueSmall(small, CV_32FC3);
+    for (int y = 0; y < small.height; ++y) {
+        const cv::Vec3f *s = weightedSmall.ptr<cv::Vec3f>(y);
+        const float *w = weightSmall.ptr<float>(y);
+        cv::Vec3f *v = valueSmall.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < small.width; ++x) v[x] = w[x] > 0 ? s[x] / w[x] : cv::Vec3f(0, 0, 0);
+    }
+    cv::Mat filledSmall = pullPush(valueSmall, weightSmall), filled;
+    cv::resize(filledSmall, filled, value.size(), 0, 0, cv::INTER_LINEAR);
+    // Known pixels keep their own value (the resize would soften them).
+    for (int y = 0; y < value.rows; ++y) {
+        const cv::Vec3f *src = value.ptr<cv::Vec3f>(y);
+        const float *w = weight.ptr<float>(y);
+        cv::Vec3f *dst = filled.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < value.cols; ++x) {
+            const float k = std::min(w[x], 1.0f);
+            if (k > 0) dst[x] = src[x] * k + dst[x] * (1 - k);
+        }
+    }
+    return filled;
+}
+
 // The noise of the pixels `mask` marks, in linear light: a robust standard deviation (1.4826 × the median
 // absolute value) of the fine detail (image minus a 3×3 box blur), so edges and features among the sources
 // do not count as grain. The grain a fill must carry to look like the photo around it.
@@ -232,8 +270,8 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat backgroundWeight, skinWeight;
         backgroundSource.convertTo(backgroundWeight, CV_32F, 1.0 / 255);
         skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
-        cv::Mat backgroundFill = cv::countNonZero(backgroundSource) > 0 ? pullPush(linear, backgroundWeight) : linear.clone();
-        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? pullPush(linear, skinWeight) : backgroundFill.clone();
+        cv::Mat backgroundFill = cv::countNonZero(backgroundSource) > 0 ? smoothFill(linear, backgroundWeight) : linear.clone();
+        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight) : backgroundFill.clone();
         // Half the sources' measured noise, at most 1.5% of white: a fill is smoother than the photo's
         // texture (skin pores, cloth) it cannot reproduce, and full-strength grain on a smooth fill reads as
         // static rather than as the photo's grain.
@@ -329,4 +367,14 @@ void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float
         }
         if (finite) cv::fillConvexPoly(out, corners, 3, cv::Scalar(255), cv::LINE_8, shift);
     }
+}
+
+void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t radius, float *out) {
+    if (!values || !out || width <= 0 || height <= 0) return;
+    const cv::Mat in(height, width, CV_32F, const_cast<float *>(values));
+    cv::Mat result(height, width, CV_32F, out);
+    const int r = std::max(0, int(radius));
+    // A square max filter is a dilation by a square (separable inside OpenCV).
+    cv::dilate(in, result, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * r + 1, 2 * r + 1)), cv::Point(-1, -1), 1,
+               cv::BORDER_REPLICATE);
 }

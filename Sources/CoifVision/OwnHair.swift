@@ -170,33 +170,10 @@ public enum HairPlate {
         return PixelImage(width: image.width, height: image.height, channels: 3, pixels: out)
     }
 
-    /// A separable square max filter (the matte grown by `radius` pixels).
+    /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
     static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
-        var rows = values
-        values.withUnsafeBufferPointer { src in
-            rows.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    let row = y * width
-                    for x in 0..<width {
-                        var m: Float = 0
-                        for k in max(0, x - radius)...min(width - 1, x + radius) { m = max(m, src[row + k]) }
-                        dst[row + x] = m
-                    }
-                }
-            }
-        }
-        var out = rows
-        rows.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    for x in 0..<width {
-                        var m: Float = 0
-                        for k in max(0, y - radius)...min(height - 1, y + radius) { m = max(m, src[k * width + x]) }
-                        dst[y * width + x] = m
-                    }
-                }
-            }
-        }
+        var out = [Float](repeating: 0, count: values.count)
+        cv_max_filter(values, Int32(width), Int32(height), Int32(radius), &out)
         return out
     }
 }

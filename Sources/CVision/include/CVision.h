@@ -193,6 +193,9 @@ int32_t cv_hair_recolor(const uint8_t *rgb, int32_t width, int32_t height, const
 // Fills triangles (xy: 6 floats each, photo pixels) into an 8-bit mask with 255: the head's silhouette.
 void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float *xy, int32_t triangle_count);
 
+// out[i] = the largest of values over the (2·radius+1)² square around i (edges repeated).
+void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t radius, float *out);
+
 #ifdef __cplusplus
 }
 #endif
