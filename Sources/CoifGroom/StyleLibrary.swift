@@ -12,14 +12,14 @@ public enum StyleOrigin: Sendable, Equatable {
     case builtIn
     /// A user catalog directory (holding catalog.json and styles/).
     case user(directory: String)
-    /// A groom file named directly, fitted to Coif's head on load.
-    case file(path: String)
+    /// A groom file named directly, fitted to Coif's head on load (by its own head mesh when given).
+    case file(path: String, headPath: String?)
 
     public var label: String {
         switch self {
         case .builtIn: return "built-in"
         case .user(let directory): return "user (\(directory))"
-        case .file(let path): return "file (\(path))"
+        case .file(let path, _): return "file (\(path))"
         }
     }
 }
@@ -34,7 +34,7 @@ public struct Style: Sendable, Equatable {
         switch origin {
         case .builtIn: return "builtin:" + entry.name
         case .user(let directory): return "user:" + directory + "|" + entry.name
-        case .file(let path): return "file:" + path
+        case .file(let path, let headPath): return "file:" + StyleLibrary.fileKey(path, headPath: headPath)
         }
     }
 }
@@ -131,7 +131,7 @@ public final class StyleLibrary: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: wanted, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw CoifError.unknownStyle(name: wanted, known: names)
         }
-        return Style(entry: try importedFile(wanted, headPath: headPath).entry, origin: .file(path: Self.fileKey(wanted, headPath: headPath)))
+        return Style(entry: try importedFile(wanted, headPath: headPath).entry, origin: .file(path: wanted, headPath: headPath))
     }
 
     /// A groom file's guides fitted to the head, and an entry describing them (imported once).
@@ -148,7 +148,7 @@ public final class StyleLibrary: @unchecked Sendable {
     }
 
     /// A file's cache key: its path, and the head mesh it was fitted with.
-    private static func fileKey(_ path: String, headPath: String?) -> String {
+    static func fileKey(_ path: String, headPath: String?) -> String {
         headPath.map { path + "\u{0}" + $0 } ?? path
     }
 
@@ -169,9 +169,8 @@ public final class StyleLibrary: @unchecked Sendable {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
             groom = try Groom.load(objText: text, name: path, pointsPerStrand: entry.pointsPerGuide,
                                    rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
-        case .file(let key):
-            let parts = key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
-            let imported = try importedFile(parts[0], headPath: parts.count > 1 ? parts[1] : nil)
+        case .file(let path, let headPath):
+            let imported = try importedFile(path, headPath: headPath)
             groom = Groom(name: entry.name, guides: imported.guides, rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
         }
         locked { grooms[style.key] = groom }

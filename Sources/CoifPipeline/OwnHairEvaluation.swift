@@ -33,7 +33,9 @@ public enum OwnHairEvaluation {
                            progress: (OwnHairMeasurement) -> Void = { _ in }) throws -> [OwnHairMeasurement] {
         // The judge is always the 512² network, whichever size removed the hair: a smaller input sees less
         // hair to begin with and would flatter its own removal.
-        let parser = try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
+        let removing = try engine.faceParser()
+        let parser = removing.inputSize == 512
+            ? removing : try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
         var rows: [OwnHairMeasurement] = []
         for photo in photos {
             var timing = FrameTiming()

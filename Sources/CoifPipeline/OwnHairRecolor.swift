@@ -63,13 +63,7 @@ public enum OwnHairRecolor {
             matte = gray.pixels.map { Float($0) / 255 }
         } else {
             let faces = try analyzer.analyse(frame, faces: job.face, timing: &timing)
-            let network = try parser()
-            var hair: OwnHair?
-            for face in faces {
-                let parsed = try timing.measure(.parse) { try network.parse(frame, box: face.chosen.box) }
-                hair = hair.map { $0.merged(with: parsed) } ?? parsed
-            }
-            matte = hair!.matte
+            matte = try parser().parse(frame, boxes: faces.map(\.chosen.box), timing: &timing).matte
         }
         let recoloured = try timing.measure(.composite) {
             try HairRecolor.apply(image, matte: matte, targetLinear: job.color.linear, strength: job.strength)

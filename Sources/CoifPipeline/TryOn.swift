@@ -239,14 +239,10 @@ public final class TryOnEngine {
                               timing: inout FrameTiming) throws -> [PhotoAnalysis] {
         guard let first = analyses.first else { return analyses }
         let frame = first.frame
-        var hair: OwnHair?
-        for analysis in analyses {
-            let parsed = try timing.measure(.parse) { try parser.parse(frame, box: analysis.chosen.box) }
-            hair = hair.map { $0.merged(with: parsed) } ?? parsed
-        }
+        let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
         let plate = try timing.measure(.plate) { () -> PixelImage in
             let mask = headSilhouette(analyses, head: head)
-            return try HairPlate.fill(frame, hair: hair!, headMask: mask, seed: seed)
+            return try HairPlate.fill(frame, hair: hair, headMask: mask, seed: seed)
         }
         return analyses.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
     }
@@ -262,9 +258,9 @@ public final class TryOnEngine {
         let image = analyses[0].frame.image
         var triangles: [Float] = []
         triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
+        let centre = head.vertices.reduce(Vec3.zero, +) / Float(max(head.vertices.count, 1))
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.pose.modelToCamera
-            let centre = head.vertices.reduce(Vec3.zero, +) / Float(max(head.vertices.count, 1))
             let projected = head.vertices.map { v -> Vec2? in
                 let out = v - centre, distance = length(out)
                 let c = toCamera.transformPoint(distance > 0 ? v + out / distance * skullMarginMm : v)
@@ -339,7 +335,7 @@ public final class TryOnEngine {
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
         }
-        return try renderAll(analyses, style: style, job: job, timing: &timing)
+        return try renderAll(analyses, style: style, job: job, over: image, timing: &timing)
     }
 
     /// Hair on every analysed face of one frame. Each face's hair layer is drawn as one face's is, then the
@@ -348,9 +344,9 @@ public final class TryOnEngine {
     /// premultiplied linear light, then composited over the photo once, exactly as a single layer is. The
     /// result's analysis and level of detail are the first (largest) face's; the timing's strand and
     /// segment counts are the sums over faces.
-    private func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+    private func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, over image: PixelImage,
+                           timing: inout FrameTiming) throws -> TryOnResult {
         let first = analyses[0]
-        let image = job.removesOwnHair ? first.plate! : first.frame.image
         // One crop holding every face's hair, so the layers line up pixel for pixel.
         let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style) }
             .reduce(try hairRegion(analysis: first, style: style)) { $0.union($1) }

@@ -117,7 +117,7 @@ public struct TryOnJob: Sendable {
     func inputPaths(style: Style) -> [String] {
         var paths: [String] = []
         if case .file(let path) = input { paths.append(path) }
-        if case .file(let key) = style.origin { paths += key.split(separator: "\u{0}").map(String.init) }
+        if case .file(let path, let headPath) = style.origin { paths += [path] + (headPath.map { [$0] } ?? []) }
         return paths
     }
 

@@ -106,6 +106,19 @@ public final class FaceParser {
     }
 }
 
+extension FaceParser {
+    /// Every face's own hair in one frame, merged (`OwnHair.merged`), each parse timed as `.parse`.
+    public func parse(_ frame: Frame, boxes: [FaceBox], timing: inout FrameTiming) throws -> OwnHair {
+        var hair: OwnHair?
+        for box in boxes {
+            let parsed = try timing.measure(.parse) { try parse(frame, box: box) }
+            hair = hair.map { $0.merged(with: parsed) } ?? parsed
+        }
+        guard let hair else { throw CoifError.internalError("own hair: no face to parse") }
+        return hair
+    }
+}
+
 /// The own hair of one face (or several, merged), at the photo's resolution.
 public struct OwnHair: Sendable {
     public var width: Int
