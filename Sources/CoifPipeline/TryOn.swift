@@ -247,23 +247,17 @@ public final class TryOnEngine {
         return analyses.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
     }
 
-    /// How far (mm) the skull is taken to reach outside Coif's head mesh: an average head, posed by the
-    /// face alone, under-reaches a real skull at the crown and temples, and hair there is replaced by
-    /// background that (on a dark or busy backdrop) still reads as hair.
-    static let skullMarginMm: Float = 12
-
-    /// Coif's head, posed for each face, grown by `skullMarginMm` and filled into one mask of the photo:
-    /// where removed hair becomes skin.
+    /// Coif's head, posed for each face, filled into one mask of the photo: where removed hair becomes skin.
+    /// The same head the new hair is fitted to, so the skin ends where the new hair's scalp does (grown by
+    /// 12 mm to reach a real skull's temples, it showed as a bald rim above every short style).
     static func headSilhouette(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
         let image = analyses[0].frame.image
         var triangles: [Float] = []
         triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
-        let centre = head.vertices.reduce(Vec3.zero, +) / Float(max(head.vertices.count, 1))
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.pose.modelToCamera
             let projected = head.vertices.map { v -> Vec2? in
-                let out = v - centre, distance = length(out)
-                let c = toCamera.transformPoint(distance > 0 ? v + out / distance * skullMarginMm : v)
+                let c = toCamera.transformPoint(v)
                 return Double(c.z) > camera.nearMm ? camera.project(c) : nil
             }
             var t = 0
