@@ -12,10 +12,26 @@ import Glibc
 #endif
 
 public enum AtomicFile {
-    /// Checks, before any work is done, that `path`'s directory exists and is writable.
-    public static func checkWritable(_ path: String) throws {
+    /// Checks, before any work is done, that `path`'s directory exists and is writable. With
+    /// `createsDirectories` (a write that makes missing parents), a missing directory passes when its nearest
+    /// existing ancestor is a writable directory.
+    public static func checkWritable(_ path: String, createsDirectories: Bool = false) throws {
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw CoifError.outputNotWritable(path: path, reason: path.isEmpty ? "an empty path names no file" : "the path names a directory")
+        }
+        if createsDirectories {
+            var ancestor = directoryOf(path)
+            var info = stat()
+            while stat(ancestor, &info) != 0 && ancestor != "/" && ancestor != "." { ancestor = directoryOf(ancestor) }
+            if ancestor != directoryOf(path) {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw CoifError.outputNotWritable(path: path, reason: "\(ancestor) is not a directory")
+                }
+                guard access(ancestor, W_OK | X_OK) == 0 else {
+                    throw CoifError.outputNotWritable(path: path, reason: "directory \(ancestor) is not writable")
+                }
+                return
+            }
         }
         if isSpecialFile(path) {
             guard access(path, W_OK) == 0 else { throw CoifError.outputNotWritable(path: path, reason: "not writable") }

@@ -466,7 +466,12 @@ public final class TryOnEngine {
         }
         let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: outputs.compression) }
         try timing.measure(.write) {
-            for (target, bytes) in zip(images, encoded) { try AtomicFile.write(bytes, to: target.path) }
+            // The layers directory is made when missing (as `groom import --out DIR` makes its catalog); the
+            // composite's directory is the user's to give.
+            let layerPaths = outputs.layerPaths
+            for (target, bytes) in zip(images, encoded) {
+                try AtomicFile.write(bytes, to: target.path, createDirectories: layerPaths.contains(target.path))
+            }
         }
         timing.totalMs = monotonicMs() - start
         if let timingPath = outputs.timingPath {

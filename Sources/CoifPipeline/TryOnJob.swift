@@ -27,7 +27,7 @@ public enum JobInput: Sendable {
 public struct TryOnOutputs: Sendable, Equatable {
     /// The composite PNG; nil = keep the images in memory only (a library caller, a sheet cell).
     public var composite: String?
-    /// Writes hair.png and matte.png here when set.
+    /// Writes hair.png and matte.png (and own-hair-matte.png, filled.png) here when set; made if missing.
     public var layersDirectory: String?
     /// The stage timings as JSON.
     public var timingPath: String?
@@ -45,11 +45,15 @@ public struct TryOnOutputs: Sendable, Equatable {
     public var paths: [String] {
         var all: [String] = []
         if let composite { all.append(composite) }
-        if let layersDirectory {
-            all += ["hair.png", "matte.png", "own-hair-matte.png", "filled.png"].map { layersDirectory + "/" + $0 }
-        }
+        all += layerPaths
         if let timingPath { all.append(timingPath) }
         return all
+    }
+
+    /// The files `--layers DIR` names; their directory is made when missing.
+    public var layerPaths: [String] {
+        guard let layersDirectory else { return [] }
+        return ["hair.png", "matte.png", "own-hair-matte.png", "filled.png"].map { layersDirectory + "/" + $0 }
     }
 }
 
@@ -109,7 +113,7 @@ public struct TryOnJob: Sendable {
             throw CoifError.invalidOption(name: "levelOfDetail", reason: "needs ≥ 1 strand of ≥ 2 points and a positive width scale")
         }
         let style = try styles.resolve(style)
-        try Self.checkOutputs(outputs.paths, inputs: inputPaths(style: style))
+        try Self.checkOutputs(outputs.paths, inputs: inputPaths(style: style), creatable: outputs.layerPaths)
         return style
     }
 
@@ -123,11 +127,12 @@ public struct TryOnJob: Sendable {
 
     /// Each output's directory is writable, and no output is an input or another output of the same job
     /// (compared by resolved path, so `./a.png` and `a.png` are one file).
-    public static func checkOutputs(_ outputs: [String], inputs: [String]) throws {
+    /// `creatable`: outputs whose directory the write makes when missing (the layers).
+    public static func checkOutputs(_ outputs: [String], inputs: [String], creatable: [String] = []) throws {
         var seen: [String: String] = [:]
         for input in inputs { seen[canonicalPath(input)] = input }
         for output in outputs {
-            try AtomicFile.checkWritable(output)
+            try AtomicFile.checkWritable(output, createsDirectories: creatable.contains(output))
             if AtomicFile.isSpecialFile(output) { continue }  // /dev/null twice is fine
             let key = canonicalPath(output)
             if let other = seen[key] {

@@ -27,6 +27,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Hair colour for the whole-still runs.")
     var color: HairColor = try! HairColor.parse("dark-brown")
 
+    @Flag(help: "Draw over the person's own hair (no parse, no plate): what own-hair removal adds is the difference.")
+    var keepOwnHair = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -42,7 +45,8 @@ struct Bench: ParsableCommand {
             let initStart = monotonicMs()
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let initMs = monotonicMs() - initStart
-            let job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
+            var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
+            job.removesOwnHair = !keepOwnHair
             let cold = try engine.run(job)
             var warm: [FrameTiming] = []
             for _ in 0..<iterations { warm.append(try engine.run(job).timing) }

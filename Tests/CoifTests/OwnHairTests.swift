@@ -106,7 +106,8 @@ final class OwnHairTests: XCTestCase {
         XCTAssertEqual(first.plate, second.plate)
         let dir = try Fixtures.temporaryDirectory()
         let photo = try Fixtures.requireAstronaut()
-        try FileManager.default.createDirectory(atPath: dir + "/layers", withIntermediateDirectories: true)
+        // The layers directory does not exist yet: --layers makes it.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/layers"))
         let run = try Fixtures.runCoif(["render", photo, "--style", "pixie", "-o", dir + "/out.png", "--layers", dir + "/layers",
                                         "--timing", dir + "/t.json"])
         XCTAssertEqual(run.status, 0, run.stderr)
