@@ -8,8 +8,6 @@
 precision highp float;
 precision highp int;
 
-#include "hair_shading.glsl"
-
 uniform highp sampler2D uPoints;
 uniform int uPointsPerStrand;
 uniform mat4 uHeadToView;
@@ -21,39 +19,34 @@ uniform float uTipWidthMm;
 // space: one uniform block each.
 #include "shading_block.glsl"
 #include "lighting_block.glsl"
+#include "hair_shading.glsl"
 
 out vec3 vRadiance;       // linear, shaded at this corner
 out float vAlongStrand;   // 0 at the root, 1 at the tip
 out float vStrandRandom;  // [0, 1), fixed per strand
 out float vCoverage;      // real width / drawn width (<= 1 for sub-pixel strands)
 
-vec3 lightStrand(vec3 T, vec3 N, vec3 V, vec3 L, vec3 radiance, vec3 albedo) {
-    vec3 H = normalize(L + V);
-    float diffuse = kajiyaKayDiffuse(T, L);
-    // Wrap the diffuse toward the unlit side a little: light passes through a volume of fibres.
-    float facing = clamp(dot(N, L) * 0.5 + 0.5, 0.0, 1.0);
-    float primary = kajiyaKaySpecular(shiftedTangent(T, N, uPrimaryShift), H, uPrimaryExponent);
-    float secondary = kajiyaKaySpecular(shiftedTangent(T, N, uSecondaryShift), H, uSecondaryExponent);
-    vec3 r = uPrimaryTint * primary;
-    vec3 trt = albedo * secondary * 1.6;
-    return radiance * (albedo * diffuse * facing + uSpecularStrength * (r + trt) * facing);
+uint hashStrand(uint x) {
+    x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+    return x;
 }
 
 // Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
-vec3 shade(vec3 positionView, vec3 T, float across, float along, float strandRandom) {
+// positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
+vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom) {
     vec3 V = normalize(-positionView);
-    vec3 facingNormal = V - T * dot(T, V);
-    facingNormal = dot(facingNormal, facingNormal) > 1e-8 ? normalize(facingNormal) : V;
-    vec3 B = cross(T, facingNormal);
-    // Bend the normal toward the ribbon's edge so its two sides shade like a cylinder's.
-    float a = across * 0.6;
-    vec3 N = normalize(facingNormal * sqrt(1.0 - a * a) + B * a);
-    vec3 albedo = uAlbedoLinear * (1.0 + uColorVariation * (strandRandom * 2.0 - 1.0));
+    vec3 N = normalize(mat3(uHeadToView) * positionHead);
+    // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
+    vec3 sigmaA = mix(uSigmaRoot, uSigmaTip, smoothstep(uOmbrePosition - uOmbreSoftness, uOmbrePosition + uOmbreSoftness, along));
+    float second = float(hashStrand(uint(strandRandom * 16777216.0)) & 0xffffU) / 65536.0;
+    if (second < uHighlightFraction) sigmaA = uSigmaHighlight;
+    sigmaA *= 1.0 + uColorVariation * (strandRandom * 2.0 - 1.0);
+    vec3 ms = multipleScatteringAlbedo(sigmaA);
     float occlusion = mix(1.0 - uRootOcclusion, 1.0, smoothstep(0.0, 0.6, along));
-    vec3 radiance = lightStrand(T, N, V, uKeyDirection, uKeyRadiance, albedo)
-                  + lightStrand(T, N, V, uFillDirection, uFillRadiance, albedo)
-                  + uAmbientRadiance * albedo;
+    vec3 radiance = hairRadiance(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance)
+                  + hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance)
+                  + uAmbientRadiance * ms;
     return radiance * occlusion;
 }
 
@@ -95,7 +88,7 @@ void main() {
 
     clip.xy += normalPx * side * drawnPx / uViewportPx * clip.w;
     gl_Position = clip;
-    vRadiance = shade(positionView.xyz, tangentView, side, along, record.w);
+    vRadiance = shade(positionView.xyz, record.xyz, tangentView, along, record.w);
     vAlongStrand = along;
     vStrandRandom = record.w;
 }

@@ -31,6 +31,8 @@ public struct PhotoAnalysis: Sendable {
     public var ownHair: OwnHair?
     /// The photo with the own hair taken away: what the new hair is composited over.
     public var plate: PixelImage?
+    /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
+    public var sizing: HeadSizing = .unscaled
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -43,6 +45,9 @@ public struct PhotoAnalysis: Sendable {
     public var intrinsics: CameraIntrinsics { face.intrinsics }
     public var pose: HeadPose { face.pose }
     public var faceWidthPx: Double { face.faceWidthPx }
+    /// Head space (mm) → camera space (mm): the pose with the head resized to the person's. What the head,
+    /// the groom and the plate's skin are drawn with.
+    public var headToCamera: Mat4 { pose.modelToCamera * sizing.matrix }
 
     /// The photo's camera: its size and the intrinsics the pose was solved with.
     public var camera: PinholeCamera {
@@ -81,7 +86,7 @@ public final class TryOnEngine {
     /// `runOnce`, which loads it beside the GPU start).
     private var parser: FaceParser?
     private let parserPath: String
-    private var lastPlate: (key: PlateKey, hair: OwnHair, plate: PixelImage)?
+    private var lastPlate: (key: PlateKey, hair: OwnHair, plate: PixelImage, sizings: [HeadSizing])?
     private let logger: Logger
     private let occluder: OccluderGeometry
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
@@ -167,7 +172,7 @@ public final class TryOnEngine {
                 }
                 guard let parserWork else { return analyses }
                 parser = try parserWork.wait()
-                return try Self.removeOwnHair(analyses, parser: parser!.parser, head: head, seed: job.seed, timing: &timing)
+                return try Self.removeOwnHair(analyses, parser: parser!.parser, analyzer: analyzer, head: head, seed: job.seed, timing: &timing)
             }
             return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }
@@ -232,19 +237,24 @@ public final class TryOnEngine {
     /// inside the heads' silhouettes, background outside). Once per frame: a sheet or golden suite of many
     /// styles on one photo parses it once. Returns the analyses with `ownHair` and `plate` set.
     public func removeOwnHair(_ analyses: [PhotoAnalysis], seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        try Self.removeOwnHair(analyses, parser: try faceParser(), head: head, seed: seed, timing: &timing)
+        try Self.removeOwnHair(analyses, parser: try faceParser(), analyzer: analyzer, head: head, seed: seed, timing: &timing)
     }
 
-    static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, head: HeadModel, seed: UInt64,
+    static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel, seed: UInt64,
                               timing: inout FrameTiming) throws -> [PhotoAnalysis] {
         guard let first = analyses.first else { return analyses }
         let frame = first.frame
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
+        var sized = analyses
+        for i in sized.indices {
+            let landmarks = sized[i].chosen.landmarks
+            sized[i] = HeadSizing.fit(sized[i], hair: hair, head: head) { try analyzer.solvePose(landmarks: landmarks, intrinsics: $0) }
+        }
         let plate = try timing.measure(.plate) { () -> PixelImage in
-            let mask = headSilhouette(analyses, head: head)
+            let mask = headSilhouette(sized, head: head)
             return try HairPlate.fill(frame, hair: hair, headMask: mask, seed: seed)
         }
-        return analyses.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
+        return sized.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
     }
 
     /// Coif's head, posed for each face, filled into one mask of the photo: where removed hair becomes skin.
@@ -255,7 +265,7 @@ public final class TryOnEngine {
         var triangles: [Float] = []
         triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
         for analysis in analyses {
-            let camera = analysis.camera, toCamera = analysis.pose.modelToCamera
+            let camera = analysis.camera, toCamera = analysis.headToCamera
             let projected = head.vertices.map { v -> Vec2? in
                 let c = toCamera.transformPoint(v)
                 return Double(c.z) > camera.nearMm ? camera.project(c) : nil
@@ -303,10 +313,10 @@ public final class TryOnEngine {
             // plate when it is the same frame, faces and seed, else a new one.
             let key = PlateKey(analyses, seed: job.seed)
             if let cached = lastPlate, cached.key == key {
-                analyses = analyses.map { var a = $0; a.ownHair = cached.hair; a.plate = cached.plate; return a }
+                analyses = zip(analyses, cached.sizings).map { var a = $0; a.ownHair = cached.hair; a.plate = cached.plate; a.sizing = $1; return a }
             } else {
                 analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing)
-                lastPlate = (key, analyses[0].ownHair!, analyses[0].plate!)
+                lastPlate = (key, analyses[0].ownHair!, analyses[0].plate!, analyses.map(\.sizing))
             }
         }
         var result = try renderOver(analyses, style: style, job: job, timing: &timing)
@@ -401,7 +411,7 @@ public final class TryOnEngine {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
         let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm)
-        return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.pose.modelToCamera,
+        return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
                                      marginPx: Self.hairRegionMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
 
@@ -421,7 +431,7 @@ public final class TryOnEngine {
                            timing: inout FrameTiming) throws {
         let camera = analysis.camera.cropped(to: region)
         try timing.measure(.render) {
-            try renderer.draw(camera: camera, headToCamera: analysis.pose.modelToCamera, occluder: occluder,
+            try renderer.draw(camera: camera, headToCamera: analysis.headToCamera, occluder: occluder,
                               shell: scene.shell, strands: scene.strands, widths: scene.widths, shading: look.shading,
                               lighting: look.lighting)
             renderer.finish()
