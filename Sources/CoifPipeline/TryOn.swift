@@ -86,7 +86,8 @@ public final class TryOnEngine {
     /// `runOnce`, which loads it beside the GPU start).
     private var parser: FaceParser?
     private let parserPath: String
-    private var lastPlate: (key: PlateKey, hair: OwnHair, plate: PixelImage, sizings: [HeadSizing])?
+    /// The last removal's analyses (own hair, plate, and the camera and pose refitted by HeadSizing).
+    private var lastPlate: (key: PlateKey, analyses: [PhotoAnalysis])?
     private let logger: Logger
     private let occluder: OccluderGeometry
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
@@ -313,10 +314,10 @@ public final class TryOnEngine {
             // plate when it is the same frame, faces and seed, else a new one.
             let key = PlateKey(analyses, seed: job.seed)
             if let cached = lastPlate, cached.key == key {
-                analyses = zip(analyses, cached.sizings).map { var a = $0; a.ownHair = cached.hair; a.plate = cached.plate; a.sizing = $1; return a }
+                analyses = cached.analyses
             } else {
                 analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing)
-                lastPlate = (key, analyses[0].ownHair!, analyses[0].plate!, analyses.map(\.sizing))
+                lastPlate = (key, analyses)
             }
         }
         var result = try renderOver(analyses, style: style, job: job, timing: &timing)
@@ -526,6 +527,8 @@ struct PlateKey: Equatable {
     var pixels: UInt64
     var width: Int, height: Int
     var boxes: [FaceBox]
+    /// The camera the faces were solved with: HeadSizing refits it, so another field of view is another plate.
+    var intrinsics: [CameraIntrinsics]
     var seed: UInt64
 
     init(_ analyses: [PhotoAnalysis], seed: UInt64) {
@@ -533,6 +536,7 @@ struct PlateKey: Equatable {
         width = image.width
         height = image.height
         boxes = analyses.map(\.chosen.box)
+        intrinsics = analyses.map(\.intrinsics)
         self.seed = seed
         // Four multiply–rotate lanes over 8-byte words (a few GB/s), then the tail bytes.
         var lanes: SIMD4<UInt64> = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5]
