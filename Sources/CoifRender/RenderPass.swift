@@ -61,6 +61,17 @@ public struct RenderPassContext {
     public func bind(_ target: RenderTarget) throws {
         try target.bindForDrawing(width: frame.camera.widthPx, height: frame.camera.heightPx)
     }
+
+    /// The start every pass that draws head-space geometry shares: binds `target`, applies `state`, uses
+    /// `program` and sets its two matrices to the frame's.
+    func beginDrawing(into target: RenderTarget, state: PipelineState, program: ShaderProgram,
+                      matrices: HeadSpaceMatrices) throws {
+        try bind(target)
+        gpu.apply(state)
+        program.use()
+        matrices.headToView.set(headToView)
+        matrices.viewToClip.set(viewToClip)
+    }
 }
 
 // MARK: - The standard passes
@@ -94,12 +105,8 @@ public struct OccluderDepthPass: RenderPass {
     public var label: StaticString { "occluder depth" }
 
     public func run(in context: RenderPassContext) throws {
-        try context.bind(target)
-        context.gpu.apply(.depthOnly)
         let p = context.programs.occluder
-        p.program.use()
-        p.headToView.set(context.headToView)
-        p.viewToClip.set(context.viewToClip)
+        try context.beginDrawing(into: target, state: .depthOnly, program: p.program, matrices: p.matrices)
         p.insetMm.set(insetMm)
         occluder.mesh.draw()
     }
@@ -125,11 +132,7 @@ public struct HeadShadingPass: RenderPass {
         guard let p = context.programs.head else {
             throw CoifError.internalError("HairRenderer.prepareHeadShading was not called before a preview draw")
         }
-        try context.bind(target)
-        context.gpu.apply(.opaque)
-        p.program.use()
-        p.headToView.set(context.headToView)
-        p.viewToClip.set(context.viewToClip)
+        try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
         p.insetMm.set(insetMm)
         p.albedoLinear.set(albedoLinear)
         head.mesh.draw()
@@ -151,12 +154,8 @@ public struct UnderLayerPass: RenderPass {
     public var label: StaticString { "under-layer" }
 
     public func run(in context: RenderPassContext) throws {
-        try context.bind(target)
-        context.gpu.apply(.opaque)
         let p = context.programs.shell
-        p.program.use()
-        p.headToView.set(context.headToView)
-        p.viewToClip.set(context.viewToClip)
+        try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
         p.offsetMm.set(offsetMm)
         shell.mesh.draw()
     }
@@ -176,16 +175,12 @@ public struct StrandPass: RenderPass {
     public var label: StaticString { "strands" }
 
     public func run(in context: RenderPassContext) throws {
-        try context.bind(target)
-        context.gpu.apply(.opaque)
         let p = context.programs.strand
         let camera = context.frame.camera
-        p.program.use()
+        try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
         strands.points.bind(unit: 0)
         p.points.set(Int32(0))
         p.pointsPerStrand.set(Int32(strands.pointsPerStrand))
-        p.headToView.set(context.headToView)
-        p.viewToClip.set(context.viewToClip)
         p.viewportPx.set(Vec2(Float(camera.widthPx), Float(camera.heightPx)))
         p.pixelOrigin.set(SIMD2<Int32>(Int32(camera.originPx.x), Int32(camera.originPx.y)))
         p.rootWidthMm.set(widths.rootMm)
@@ -209,27 +204,37 @@ public struct ResolvePass: RenderPass {
 
 // MARK: - Programs
 
+/// The two matrices every program drawing head-space geometry takes (`uHeadToView`, `uViewToClip`), set
+/// by `RenderPassContext.beginDrawing`.
+struct HeadSpaceMatrices {
+    let headToView, viewToClip: UniformLocation
+    init(_ program: ShaderProgram) {
+        headToView = program.uniform("uHeadToView")
+        viewToClip = program.uniform("uViewToClip")
+    }
+}
+
 /// The renderer's compiled programs with their plain uniforms' locations, found once at build time.
 /// The shading and lighting values come from the two uniform blocks, bound once a frame.
 final class HairPrograms {
     struct Occluder {
         let program: ShaderProgram
-        let headToView, viewToClip, insetMm: UniformLocation
+        let matrices: HeadSpaceMatrices
+        let insetMm: UniformLocation
         init(_ program: ShaderProgram) {
             self.program = program
-            headToView = program.uniform("uHeadToView")
-            viewToClip = program.uniform("uViewToClip")
+            matrices = HeadSpaceMatrices(program)
             insetMm = program.uniform("uInsetMm")
         }
     }
 
     struct Head {
         let program: ShaderProgram
-        let headToView, viewToClip, insetMm, albedoLinear: UniformLocation
+        let matrices: HeadSpaceMatrices
+        let insetMm, albedoLinear: UniformLocation
         init(_ program: ShaderProgram) {
             self.program = program
-            headToView = program.uniform("uHeadToView")
-            viewToClip = program.uniform("uViewToClip")
+            matrices = HeadSpaceMatrices(program)
             insetMm = program.uniform("uInsetMm")
             albedoLinear = program.uniform("uAlbedoLinear")
         }
@@ -237,25 +242,25 @@ final class HairPrograms {
 
     struct Shell {
         let program: ShaderProgram
-        let headToView, viewToClip, offsetMm: UniformLocation
+        let matrices: HeadSpaceMatrices
+        let offsetMm: UniformLocation
         init(_ program: ShaderProgram) {
             self.program = program
-            headToView = program.uniform("uHeadToView")
-            viewToClip = program.uniform("uViewToClip")
+            matrices = HeadSpaceMatrices(program)
             offsetMm = program.uniform("uOffsetMm")
         }
     }
 
     struct Strand {
         let program: ShaderProgram
-        let points, pointsPerStrand, headToView, viewToClip, viewportPx, pixelOrigin: UniformLocation
+        let matrices: HeadSpaceMatrices
+        let points, pointsPerStrand, viewportPx, pixelOrigin: UniformLocation
         let rootWidthMm, tipWidthMm, samples: UniformLocation
         init(_ program: ShaderProgram) {
             self.program = program
+            matrices = HeadSpaceMatrices(program)
             points = program.uniform("uPoints")
             pointsPerStrand = program.uniform("uPointsPerStrand")
-            headToView = program.uniform("uHeadToView")
-            viewToClip = program.uniform("uViewToClip")
             viewportPx = program.uniform("uViewportPx")
             pixelOrigin = program.uniform("uPixelOrigin")
             rootWidthMm = program.uniform("uRootWidthMm")
