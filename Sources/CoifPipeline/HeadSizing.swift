@@ -66,7 +66,7 @@ public struct HeadSizing: Sendable, Equatable {
     /// parse that missed the head).
     public static func fit(_ analysis: PhotoAnalysis, hair: OwnHair, head: HeadModel,
                            solve: (CameraIntrinsics) throws -> HeadPose) -> PhotoAnalysis {
-        let pivot = (17...26).reduce(Vec3.zero) { $0 + head.landmarks68[$1] } / 10
+        let pivot = pivot(of: head)
         guard let person = personWidths(analysis, hair: hair, head: head, pivot: pivot) else { return analysis }
         func ratio(_ candidate: PhotoAnalysis) -> Float? { widthRatio(person: person, candidate, head: head, pivot: pivot) }
         guard var best = ratio(analysis) else { return analysis }
@@ -97,6 +97,11 @@ public struct HeadSizing: Sendable, Equatable {
         return fitted
     }
 
+    /// The point the head is scaled about: the brows' centre (landmarks 17–26), on the face plane.
+    static func pivot(of head: HeadModel) -> Vec3 {
+        (17...26).reduce(Vec3.zero) { $0 + head.landmarks68[$1] } / 10
+    }
+
     /// The median over heights of the person's width over Coif's posed head's (nil: no height has both).
     static func widthRatio(person: [Float?], _ analysis: PhotoAnalysis, head: HeadModel, pivot: Vec3) -> Float? {
         let ratios = zip(person, coifWidths(analysis, head: head, pivot: pivot)).compactMap { p, c -> Float? in
@@ -109,7 +114,7 @@ public struct HeadSizing: Sendable, Equatable {
     /// How wide the person's head is against Coif's head as `analysis` poses and sizes it (1: as wide), from
     /// the parse `hair`; nil where the parse gives no width. What `fit` drives toward 1, for tests and records.
     public static func remainingRatio(_ analysis: PhotoAnalysis, hair: OwnHair, head: HeadModel) -> Float? {
-        let pivot = (17...26).reduce(Vec3.zero) { $0 + head.landmarks68[$1] } / 10
+        let pivot = pivot(of: head)
         guard let person = personWidths(analysis, hair: hair, head: head, pivot: pivot),
               let r = widthRatio(person: person, analysis, head: head, pivot: pivot) else { return nil }
         return r / analysis.sizing.scale
@@ -130,8 +135,7 @@ public struct HeadSizing: Sendable, Equatable {
 
     /// Where `p` (head space) lands in the photo, nil behind the camera.
     static func image(_ p: Vec3, _ analysis: PhotoAnalysis) -> Vec2? {
-        let c = analysis.pose.modelToCamera.transformPoint(p), camera = analysis.camera
-        return Double(c.z) > camera.nearMm ? camera.project(c) : nil
+        analysis.camera.projectInFront(analysis.pose.modelToCamera.transformPoint(p))
     }
 
     /// The head's x axis in the photo (unit, roll and yaw included) and pixels per mm along it at the pivot.

@@ -33,16 +33,10 @@ public enum ReadsAsHairEvaluation {
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
                            outputDirectory: String? = nil,
                            progress: (ReadsAsHairMeasurement) -> Void = { _ in }) throws -> [ReadsAsHairMeasurement] {
-        let removing = try engine.faceParser()
-        let parser = removing.inputSize == 512
-            ? removing : try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
+        let parser = try OwnHairEvaluation.judge(engine)
         var rows: [ReadsAsHairMeasurement] = []
         for photo in photos {
-            var timing = FrameTiming()
-            let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
-            let found: [PhotoAnalysis]
-            do { found = try engine.analyse(frame, faces: .largest, timing: &timing) } catch CoifError.noFace { continue }
-            let analyses = try engine.removeOwnHair(found, seed: 1, timing: &timing)
+            guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else { continue }
             let box = analyses[0].chosen.box
             let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
             for style in styles {
@@ -59,7 +53,7 @@ public enum ReadsAsHairEvaluation {
                     photo: (photo as NSString).lastPathComponent, style: style, hairPixels: covered.count,
                     labelledHair: share { $0 == OwnHair.hair }, labelledHat: share { $0 == OwnHair.hat },
                     labelledBackground: share { $0 == OwnHair.background },
-                    labelledSkin: share { [1, 7, 8, 9, 14].contains($0) },
+                    labelledSkin: share { OwnHairEvaluation.skinClasses.contains($0) },
                     headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
                 if let outputDirectory {
                     try AtomicFile.write(try PNGFile.encode(result.images.composite),

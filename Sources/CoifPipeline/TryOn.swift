@@ -267,10 +267,7 @@ public final class TryOnEngine {
         triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.headToCamera
-            let projected = head.vertices.map { v -> Vec2? in
-                let c = toCamera.transformPoint(v)
-                return Double(c.z) > camera.nearMm ? camera.project(c) : nil
-            }
+            let projected = head.vertices.map { camera.projectInFront(toCamera.transformPoint($0)) }
             var t = 0
             while t + 2 < head.indices.count {
                 if let a = projected[Int(head.indices[t])], let b = projected[Int(head.indices[t + 1])], let c = projected[Int(head.indices[t + 2])] {

@@ -42,6 +42,11 @@ public struct PinholeCamera: Sendable, Equatable {
     public func project(_ p: Vec3) -> Vec2 {
         Vec2(Float(fx) * p.x / p.z + Float(cx), Float(fy) * p.y / p.z + Float(cy))
     }
+
+    /// `project(p)`, or nil for a point not in front of the near plane (behind the camera, no image).
+    public func projectInFront(_ p: Vec3) -> Vec2? {
+        Double(p.z) > nearMm ? project(p) : nil
+    }
 }
 
 /// A rectangle of whole pixels in an image: `x`, `y` its top-left, `width` × `height` its size.
