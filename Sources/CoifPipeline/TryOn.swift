@@ -12,6 +12,7 @@ import CoifGroom
 import CoifMedia
 import CoifRender
 import CoifVision
+import Dispatch
 import Logging
 
 /// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
@@ -146,10 +147,13 @@ public final class TryOnEngine {
         let head = styles.head
         typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
                             timing: FrameTiming, doneMs: Double)
+        let photoChecked = PhotoCheck()
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
-            // The photo first: a file that is no image (or no file) is reported before any model is read.
+            // The photo first: a file that is no image (or no file) is reported before any model is read,
+            // and before the GPU starts (see PhotoCheck).
             var timing = FrameTiming()
             let decoded = Result { try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing) }
+            photoChecked.open(decoded.map { _ in () })
             // The face-parsing network loads on a third thread while dlib's model loads and the faces are
             // found; a photo that is not decoded never loads it.
             let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
@@ -186,7 +190,8 @@ public final class TryOnEngine {
         }
         var engineMs = 0.0
         let engine = Result {
-            try TryOnEngine(logger: logger, styles: styles, parserPath: parserPath) {
+            try photoChecked.wait()
+            return try TryOnEngine(logger: logger, styles: styles, parserPath: parserPath) {
                 engineMs = monotonicMs() - start
                 return try vision().get().analyzer
             }
@@ -196,6 +201,17 @@ public final class TryOnEngine {
         let analyses = try done.analyses.get()
         let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
+    }
+
+    /// The GPU's start waits for the photo's decode (a few milliseconds; the vision thread, which decodes
+    /// first, stays the longer path): a photo refused from its header is then refused before llvmpipe
+    /// compiles a shader, whose JIT needs far more address space than the refusal (under `ulimit -v`, a
+    /// 69-byte PNG bomb otherwise ended in LLVM's out-of-memory abort instead of exit 15).
+    private final class PhotoCheck: @unchecked Sendable {
+        private let opened = DispatchSemaphore(value: 0)
+        private var outcome: Result<Void, Error>?  // written once before `opened` is signalled
+        func open(_ result: Result<Void, Error>) { outcome = result; opened.signal() }
+        func wait() throws { opened.wait(); try outcome!.get() }
     }
 
     public var rendererDescription: String { renderer.context.renderer }
