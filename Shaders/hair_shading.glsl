@@ -81,13 +81,21 @@ float wrappedCosine(float cosine) {
 }
 
 // Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it):
-// T the tangent, N the hair volume's outward normal, L and V toward the light and the eye.
-vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance) {
+// T the tangent, N the hair volume's outward normal, L and V toward the light and the eye; the light is
+// attenuated on its way in by `transmittance.x` for the single-scattering lobes and `.y` for the
+// multiply scattered part (see key_shadow.glsl).
+vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance) {
     float sinI = dot(L, T), sinO = dot(V, T);
     vec3 li = L - T * sinI, lo = V - T * sinO;
     float li2 = dot(li, li), lo2 = dot(lo, lo);
     float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? dot(li, lo) / sqrt(li2 * lo2) : 1.0;
     float phi = acos(clamp(cosPhi, -1.0, 1.0));
     vec3 single = fiberLobes(sigmaA, sinI, sinO, phi);
-    return radiance * (single * PI + msAlbedo * wrappedCosine(dot(N, L)));
+    return radiance * (single * (PI * transmittance.x) + msAlbedo * (wrappedCosine(dot(N, L)) * transmittance.y));
 }
+
+// An unshadowed light.
+vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance) {
+    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0));
+}
+

@@ -91,6 +91,8 @@ public final class TryOnEngine {
     private var lastPlate: (key: PlateKey, analyses: [PhotoAnalysis])?
     private let logger: Logger
     private let occluder: OccluderGeometry
+    /// The head's vertex normals, for reading the photo's light off the face (PhotoLightEstimate).
+    private let headNormals: [Vec3]
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
     /// that alternates a few styles does not interpolate and upload again each time.
     private var strandCache: [(key: String, geometry: StrandGeometry)] = []
@@ -129,6 +131,7 @@ public final class TryOnEngine {
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: styles.head)
+        headNormals = vertexNormals(vertices: styles.head.vertices, indices: styles.head.indices)
         try renderer.warmUp()
         self.analyzer = try analyzer()
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
@@ -348,7 +351,7 @@ public final class TryOnEngine {
         if analyses.count == 1 {
             let region = try hairRegion(analysis: first, style: style)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            try drawLayer(scene, analysis: first, region: region, look: job.look, timing: &timing)
+            try drawLayer(scene, analysis: first, region: region, look: look(job, analysis: first, timing: &timing), timing: &timing)
             let images = timing.measure(.composite) { compositor.composite(layer: layer, at: region, over: image) }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -376,7 +379,7 @@ public final class TryOnEngine {
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            try drawLayer(scene, analysis: analysis, region: region, look: job.look, timing: &timing)
+            try drawLayer(scene, analysis: analysis, region: region, look: look(job, analysis: analysis, timing: &timing), timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
@@ -441,6 +444,20 @@ public final class TryOnEngine {
     }
 
     /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
+    /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face
+    /// shows enough skin to read it (timed with the scene).
+    private func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
+        var look = job.look
+        guard job.lightsFromPhoto else { return look }
+        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(analysis, head: head, normals: headNormals) }) {
+            look.lighting = estimate.lighting(base: look.lighting)
+            logger.debug("light from the photo", metadata: [
+                "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
+                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)"])
+        }
+        return look
+    }
+
     private func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
                            timing: inout FrameTiming) throws {
         let camera = analysis.camera.cropped(to: region)

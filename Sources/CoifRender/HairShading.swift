@@ -63,17 +63,20 @@ public struct Lighting: Sendable, Equatable {
     public var ambientRadiance: Vec3
     /// Multiplies every radiance: 1 for a well exposed photo.
     public var exposure: Float
+    /// How the key light's shadow (the hair's on itself, the head's on the hair) is drawn; nil: none.
+    public var keyShadow: KeyLightShadow?
 
     /// Every field given; the defaults are Coif's portrait lights (`Lighting()`).
     public init(keyDirection: Vec3 = normalize(Vec3(-0.35, 0.65, 0.68)), keyRadiance: Vec3 = Vec3(1.5, 1.45, 1.4),
                 fillDirection: Vec3 = normalize(Vec3(0.7, 0.1, 0.7)), fillRadiance: Vec3 = Vec3(0.35, 0.37, 0.4),
-                ambientRadiance: Vec3 = Vec3(0.3, 0.31, 0.33), exposure: Float = 1) {
+                ambientRadiance: Vec3 = Vec3(0.3, 0.31, 0.33), exposure: Float = 1, keyShadow: KeyLightShadow? = KeyLightShadow()) {
         self.keyDirection = keyDirection
         self.keyRadiance = keyRadiance
         self.fillDirection = fillDirection
         self.fillRadiance = fillRadiance
         self.ambientRadiance = ambientRadiance
         self.exposure = exposure
+        self.keyShadow = keyShadow
     }
 }
 

@@ -30,6 +30,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "Draw over the person's own hair (no parse, no plate): what own-hair removal adds is the difference.")
     var keepOwnHair = false
 
+    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
+    var noShadows = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -47,6 +50,7 @@ struct Bench: ParsableCommand {
             let initMs = monotonicMs() - initStart
             var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
             job.removesOwnHair = !keepOwnHair
+            if noShadows { job.look.lighting.keyShadow = nil }
             let cold = try engine.run(job)
             var warm: [FrameTiming] = []
             for _ in 0..<iterations { warm.append(try engine.run(job).timing) }
