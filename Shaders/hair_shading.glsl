@@ -17,8 +17,10 @@ float fresnelDielectric(float eta, float cosTheta) {
     return 0.5 * (rs * rs + rp * rp);
 }
 
-float longitudinalLobe(float sinThetaI, float sinThetaO, float width, float shift) {
-    float x = sinThetaI + sin(asin(clamp(sinThetaO, -1.0, 1.0)) - shift);
+// `shift` as (sin, cos) of the cuticle's angular shift: sin(θo − shift) by the difference formula, no
+// asin and sin per lobe (per vertex on a software rasteriser, those were a tenth of the strand pass).
+float longitudinalLobe(float sinThetaI, float sinThetaO, float cosThetaO, float width, vec2 shift) {
+    float x = sinThetaI + (sinThetaO * shift.y - cosThetaO * shift.x);
     return exp(-x * x / (2.0 * width * width)) / (width * 2.5066283);
 }
 
@@ -47,24 +49,29 @@ vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
     float sinThetaT = sinThetaO / eta;
     float cosThetaT = sqrt(max(1.0 - sinThetaT * sinThetaT, 1e-4));
     float s = uLongitudinalWidth, alpha = uCuticleTilt, scale = uAzimuthalScale;
+    // (sin, cos) of the lobes' shifts −2α (R), α (TT), 4α (TRT) and 0 (the residual).
+    vec2 one = vec2(sin(alpha), cos(alpha));
+    vec2 two = vec2(2.0 * one.x * one.y, one.y * one.y - one.x * one.x);
+    vec2 four = vec2(2.0 * two.x * two.y, two.y * two.y - two.x * two.x);
+    vec2 minusTwo = vec2(-two.x, two.y);
 
     float fR = fresnelDielectric(eta, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinThetaI * sinThetaO)));
-    vec3 r = vec3(longitudinalLobe(sinThetaI, sinThetaO, s, -2.0 * alpha) * fR * 0.25 * cosHalfPhi);
+    vec3 r = vec3(longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, s, minusTwo) * fR * 0.25 * cosHalfPhi);
 
     // TT and TRT share one Fresnel factor at h = √3/2 (see HairFiber: the lobes then sum to one).
     float fInside = fresnelDielectric(eta, cosThetaD * 0.5);
     float a = 1.0 / etaPrime;
     float hTT = min(abs(cosHalfPhi * (1.0 + a * (0.6 - 0.8 * cosPhi))), 1.0);
     vec3 tt = fiberTransmittance(sigmaA, hTT, etaPrime, cosThetaT) * ((1.0 - fInside) * (1.0 - fInside))
-            * (longitudinalLobe(sinThetaI, sinThetaO, s * 0.5, alpha) * trimmedLogistic(wrapAngle(phi - PI), scale));
+            * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, s * 0.5, one) * trimmedLogistic(wrapAngle(phi - PI), scale));
 
     float fTRT = fInside;
     vec3 tTRT = fiberTransmittance(sigmaA, 0.866, etaPrime, cosThetaT);
     vec3 aTRT = tTRT * tTRT * ((1.0 - fTRT) * (1.0 - fTRT) * fTRT);
-    vec3 trt = aTRT * (longitudinalLobe(sinThetaI, sinThetaO, 2.0 * s, 4.0 * alpha) * trimmedLogistic(wrapAngle(phi), 2.0 * scale + 0.1));
+    vec3 trt = aTRT * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, four) * trimmedLogistic(wrapAngle(phi), 2.0 * scale + 0.1));
 
     vec3 fT = tTRT * fTRT;
-    vec3 rest = aTRT * fT / (vec3(1.0) - fT) * (longitudinalLobe(sinThetaI, sinThetaO, 2.0 * s, 0.0) / (2.0 * PI));
+    vec3 rest = aTRT * fT / (vec3(1.0) - fT) * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, vec2(0.0, 1.0)) / (2.0 * PI));
     return r + tt + trt + rest;
 }
 

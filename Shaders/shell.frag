@@ -25,6 +25,8 @@ void main() {
     float key = wrappedCosine(dot(N, uKeyDirection)) * keyLightTransmittance(vPositionHead, uKeyShadowSigma).y;
     float fill = wrappedCosine(dot(N, uFillDirection));
     float depthOcclusion = 1.0 - uRootOcclusion;   // 0..1: light left this deep in the hair
-    vec3 radiance = multipleScatteringAlbedo(uSigmaRoot) * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
+    // The recipe's mix at the roots: its share of highlight strands seen through the gaps too.
+    vec3 albedo = mix(multipleScatteringAlbedo(uSigmaRoot), multipleScatteringAlbedo(uSigmaHighlight), uHighlightFraction);
+    vec3 radiance = albedo * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
     fragColor = vec4(radiance * depthOcclusion, 1.0);
 }

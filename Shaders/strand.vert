@@ -41,9 +41,9 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     // The key light through the hair (and head) between it and this point: the direct lobes lose it at
     // the single-scattering extinction, the multiply scattered part at its smaller share.
     vec2 key = keyLightTransmittance(positionHead, uKeyShadowSigma);
-    vec3 radiance = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key)
-                  + hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance)
-                  + uAmbientRadiance * ms;
+    vec3 radiance = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key) + uAmbientRadiance * ms;
+    // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
+    if (any(greaterThan(uFillRadiance, vec3(0.0)))) radiance += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance);
     return radiance * occlusion;
 }
 

@@ -13,7 +13,8 @@
 //
 // What the skin cannot say: its own albedo. Brightness is therefore kept at Coif's tuned portrait lights
 // on the same normals, moved toward the photo's only by the square root of the skin's luminance over a
-// typical skin's (0.8…1.15): a dark photo darkens the hair a little, a dark skin in good light not much.
+// typical skin's (0.75…1.05): a dark photo darkens the hair a little, a dark skin in good light not much,
+// and a bright one never lightens it much past the colour its name promises.
 // The colour is the skin's chroma over a typical skin's beyond the ±15% that skins differ by, at half
 // strength and within ±20% per channel, for the same reason (a ruddy or pale face is not a coloured
 // light; a tungsten-lit one is).
@@ -46,7 +47,7 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// How far a skin's chroma may sit from the typical one, per channel, before it counts as a colour cast.
     static let skinSpread: Float = 1.15
     /// How far the skin may move the exposure from Coif's portrait lights.
-    static let exposureRange: ClosedRange<Float> = 0.8...1.15
+    static let exposureRange: ClosedRange<Float> = 0.75...1.05
 
     /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
     /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
@@ -134,16 +135,15 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     }
 
     /// Coif's lights as the photo's: the key along the dominant direction with its share, the rest ambient,
-    /// one colour, scaled so a typical skin on a frontal face would be as bright as under Coif's portrait
-    /// lights times `exposure`. The key's shadow settings are `base`'s.
+    /// one colour, carrying as much light over the whole sphere of directions as Coif's portrait lights do
+    /// (a clamped cosine averages 1/4 over the sphere, ambient 1), times `exposure`: hair faces every way,
+    /// so a frontal key does not brighten it overall, it only moves the light. The key's shadow settings
+    /// are `base`'s.
     public func lighting(base: Lighting = Lighting()) -> Lighting {
-        // Coif's lights on a frontal face, averaged over a hemisphere of normals facing the camera: what
-        // the photo's lights are normalised to (key + fill at their mean cosine, plus ambient).
         let studio = Lighting()
-        let studioTotal = dot(studio.keyRadiance, Self.rec709Luminance) * 0.5 + dot(studio.fillRadiance, Self.rec709Luminance) * 0.5
+        let studioTotal = (dot(studio.keyRadiance, Self.rec709Luminance) + dot(studio.fillRadiance, Self.rec709Luminance)) * 0.25
             + dot(studio.ambientRadiance, Self.rec709Luminance)
-        // Ours on the same hemisphere: key · mean cosine toward it (≈ 0.5 for a frontal light) + ambient.
-        let perUnit = keyShare * 0.5 + (1 - keyShare)
+        let perUnit = keyShare * 0.25 + (1 - keyShare)
         let scale = exposure * studioTotal / perUnit
         var lighting = base
         lighting.keyDirection = PinholeCamera.flipCameraAndView(dominantDirection)

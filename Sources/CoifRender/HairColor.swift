@@ -33,20 +33,26 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Presets: recipes, named as salons name them. Melanin concentrations after d'Eon et al. 2011 and
-    /// pbrt-v4's examples (black ~8, brown ~1.3, blonde ~0.3); gray is salt and pepper: half the strands
-    /// white among dark brown ones.
+    /// pbrt-v4's examples (black ~8, brown ~1.3, blonde ~0.3); gray is salt and pepper: three in five strands
+    /// white among medium brown ones.
     public static let presetRecipes: [(name: String, recipe: HairRecipe)] = [
         ("black", HairRecipe(melanin: 8, redness: 0.02)),
         ("dark-brown", HairRecipe(melanin: 3, redness: 0.08)),
         ("brown", HairRecipe(melanin: 1.6, redness: 0.15)),
-        ("auburn", HairRecipe(melanin: 1.8, redness: 0.85)),
-        ("copper", HairRecipe(melanin: 1.1, redness: 1)),
-        ("red", HairRecipe(melanin: 2.2, redness: 1)),
+        // Auburn, copper and red are beyond what melanin alone gives (pheomelanin at any concentration is
+        // orange-tan on a photo): a red-orange dye on a pheomelanin base, as salon colours are.
+        ("auburn", HairRecipe(base: .init(melanin: 2.6, redness: 0.9,
+                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff2010")!, strength: 0.4)))),
+        ("copper", HairRecipe(base: .init(melanin: 1.2, redness: 1,
+                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff4010")!, strength: 0.5)))),
+        ("red", HairRecipe(base: .init(melanin: 1.5, redness: 1,
+                                       dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff2010")!, strength: 0.6)))),
         ("blonde", HairRecipe(melanin: 0.35, redness: 0.3)),
-        ("golden-blonde", HairRecipe(melanin: 0.25, redness: 0.45)),
+        ("golden-blonde", HairRecipe(melanin: 0.4, redness: 0.9)),
         ("platinum", HairRecipe(melanin: 0.06, redness: 0.1)),
-        ("gray", HairRecipe(base: .init(melanin: 2, redness: 0.1), highlightFraction: 0.5,
-                            highlight: .init(melanin: 0.02, redness: 0))),
+        // Salt and pepper: a medium brown with three in five strands white.
+        ("gray", HairRecipe(base: .init(melanin: 1.0, redness: 0.05), highlightFraction: 0.6,
+                            highlight: .init(melanin: 0.03, redness: 0))),
     ]
 
     /// The presets' names and the hex of their colour under neutral light.

@@ -169,6 +169,12 @@ public final class HairRenderer {
     /// or no GL_EXT_disjoint_timer_query). Set nil to turn timing off; a test may set
     /// `GPUTimer(context:trustSoftwareRenderer: true)` to exercise the plumbing on a software driver.
     public var gpuTimer: GPUTimer?
+    /// Time every pass by the wall clock around a `glFinish` after it (and the resolve in `readBack`), into
+    /// `lastPassMs`: what a benchmark uses where timer queries cannot be trusted (llvmpipe). Off for renders:
+    /// the finishes stop the driver overlapping passes.
+    public var finishesEachPass = false
+    /// The last frame's passes and their wall milliseconds, when `finishesEachPass` is on.
+    public private(set) var lastPassMs: [(label: StaticString, ms: Double)] = []
 
     /// Compiles the shaders (once per process: keep one renderer).
     /// - Parameter shaderSource: a shader file's text by name ("strand.vert"), nil when missing.
@@ -237,10 +243,17 @@ public final class HairRenderer {
         lastPassContext = passContext
         keyLightShadow?.invalidate()
         gpuTimer?.beginFrame()
+        lastPassMs.removeAll(keepingCapacity: true)
+        if finishesEachPass { context.finish() }
         for pass in passes {
+            let start = finishesEachPass ? monotonicMs() : 0
             gpuTimer?.begin()
             try pass.run(in: passContext)
             gpuTimer?.end()
+            if finishesEachPass {
+                context.finish()
+                lastPassMs.append((pass.label, monotonicMs() - start))
+            }
             try context.checkError("rendering hair (\(pass.label) pass)")
         }
     }
@@ -330,9 +343,14 @@ public final class HairRenderer {
     /// frame). Collects the frame's GPU timings, if any.
     public func readBack(into layer: inout HairLayer) throws {
         if target.needsResolve, let passContext = lastPassContext {
+            let start = finishesEachPass ? monotonicMs() : 0
             gpuTimer?.begin()
             try ResolvePass(target: target).run(in: passContext)
             gpuTimer?.end()
+            if finishesEachPass {
+                context.finish()
+                lastPassMs.append(("resolve", monotonicMs() - start))
+            }
         }
         layer.resize(width: target.width, height: target.height)
         layer.rgba.withUnsafeMutableBufferPointer { target.read(into: $0.baseAddress!) }

@@ -63,7 +63,7 @@ public struct KeyLightShadow: Sendable, Equatable {
     /// Distance (mm) behind the first surface before shadowing starts: a strand does not shadow itself.
     public var biasMm: Float
 
-    public init(mapSizePx: Int = 512, extinctionPerMm: Float = 0.25, multipleScatteringShare: Float = 0.35, biasMm: Float = 1) {
+    public init(mapSizePx: Int = 256, extinctionPerMm: Float = 0.25, multipleScatteringShare: Float = 0.35, biasMm: Float = 1) {
         self.mapSizePx = mapSizePx
         self.extinctionPerMm = extinctionPerMm
         self.multipleScatteringShare = multipleScatteringShare

@@ -70,6 +70,25 @@ struct Bench: ParsableCommand {
                 recolorStages.append(timing)
             }
 
+            // Each pass alone: a glFinish after every pass and the wall clock around it (timer queries are
+            // not trusted on llvmpipe). Separate runs, so the table above is not slowed by the finishes.
+            engine.renderer.finishesEachPass = true
+            var passMs: [String: [Double]] = [:]
+            var passOrder: [String] = []
+            for _ in 0..<iterations {
+                var timing = FrameTiming()
+                let result = try engine.render([cold.analysis], job: job, timing: &timing)
+                _ = result
+                for (label, ms) in engine.renderer.lastPassMs {
+                    let name = "\(label)"
+                    if passMs[name] == nil { passOrder.append(name) }
+                    passMs[name, default: []].append(ms)
+                }
+                passMs["composite (CPU)", default: []].append(timing[.composite] ?? 0)
+            }
+            engine.renderer.finishesEachPass = false
+            passOrder.append("composite (CPU)")
+
             let t = cold.timing
             print("renderer: \(t.renderer)")
             print("photo: \(photo) (\(t.imageWidth)x\(t.imageHeight)), face \(Int(t.faceWidthPx)) px wide, \(t.strandCount) strands, \(t.segmentCount) segments")
@@ -88,6 +107,11 @@ struct Bench: ParsableCommand {
             print("")
             print(String(format: "whole still:  cold %.1f ms, warm p50 %.1f ms, p95 %.1f ms (n=%d)", t.totalMs, whole.p50Ms, whole.p95Ms, whole.count))
             print(String(format: "recolor (face + pose cached): p50 %.1f ms, p95 %.1f ms (n=%d)", recolor.p50Ms, recolor.p95Ms, recolor.count))
+            print("")
+            print("pass (glFinish after each)   p50 ms")
+            for name in passOrder {
+                print(padded(name, 28) + String(format: " %7.2f", DurationSummary(passMs[name] ?? []).p50Ms))
+            }
         }
     }
 }
