@@ -41,8 +41,8 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
         ("brown", HairRecipe(melanin: 1.6, redness: 0.15)),
         // Auburn, copper and red are beyond what melanin alone gives (pheomelanin at any concentration is
         // orange-tan on a photo): a red-orange dye on a pheomelanin base, as salon colours are.
-        ("auburn", HairRecipe(base: .init(melanin: 2.6, redness: 0.9,
-                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff2010")!, strength: 0.4)))),
+        ("auburn", HairRecipe(base: .init(melanin: 2.2, redness: 0.85,
+                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff3010")!, strength: 0.15)))),
         ("copper", HairRecipe(base: .init(melanin: 1.2, redness: 1,
                                           dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff4010")!, strength: 0.5)))),
         ("red", HairRecipe(base: .init(melanin: 1.5, redness: 1,
