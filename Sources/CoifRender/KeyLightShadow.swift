@@ -115,20 +115,13 @@ public struct KeyLightShadowPass: RenderPass {
         // The head exactly where it is (no inset): its shadow on the hair starts at its surface.
         let head = context.programs.occluder
         head.program.use()
-        head.matrices.headToView.set(light.headToLightView)
-        head.matrices.viewToClip.set(light.lightViewToClip)
+        head.matrices.set(headToView: light.headToLightView, viewToClip: light.lightViewToClip)
         head.insetMm.set(Float(0))
         occluder.mesh.draw()
         let p = context.programs.strandDepth
         p.program.use()
-        p.matrices.headToView.set(light.headToLightView)
-        p.matrices.viewToClip.set(light.lightViewToClip)
-        strands.points.bind(unit: 0)
-        p.points.set(Int32(0))
-        p.pointsPerStrand.set(Int32(strands.pointsPerStrand))
-        p.viewportPx.set(Vec2(Float(map.sizePx), Float(map.sizePx)))
-        p.rootWidthMm.set(widths.rootMm)
-        p.tipWidthMm.set(widths.tipMm)
+        p.matrices.set(headToView: light.headToLightView, viewToClip: light.lightViewToClip)
+        p.ribbons.set(strands: strands, widths: widths, viewportPx: Vec2(Float(map.sizePx), Float(map.sizePx)))
         strands.ribbons.drawTriangles()
         shadow.light = light
     }

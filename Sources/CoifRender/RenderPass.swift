@@ -69,8 +69,7 @@ public struct RenderPassContext {
         try bind(target)
         gpu.apply(state)
         program.use()
-        matrices.headToView.set(headToView)
-        matrices.viewToClip.set(viewToClip)
+        matrices.set(headToView: headToView, viewToClip: viewToClip)
     }
 }
 
@@ -186,13 +185,8 @@ public struct StrandPass: RenderPass {
         let p = context.programs.strand
         let camera = context.frame.camera
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
-        strands.points.bind(unit: 0)
-        p.points.set(Int32(0))
-        p.pointsPerStrand.set(Int32(strands.pointsPerStrand))
-        p.viewportPx.set(Vec2(Float(camera.widthPx), Float(camera.heightPx)))
+        p.ribbons.set(strands: strands, widths: widths, viewportPx: Vec2(Float(camera.widthPx), Float(camera.heightPx)))
         p.pixelOrigin.set(SIMD2<Int32>(Int32(camera.originPx.x), Int32(camera.originPx.y)))
-        p.rootWidthMm.set(widths.rootMm)
-        p.tipWidthMm.set(widths.tipMm)
         p.samples.set(target.samples)
         p.keyShadow.set(shadow)
         strands.ribbons.drawTriangles()
@@ -220,6 +214,35 @@ struct HeadSpaceMatrices {
     init(_ program: ShaderProgram) {
         headToView = program.uniform("uHeadToView")
         viewToClip = program.uniform("uViewToClip")
+    }
+
+    /// Sets both (the program in use).
+    func set(headToView: Mat4, viewToClip: Mat4) {
+        self.headToView.set(headToView)
+        self.viewToClip.set(viewToClip)
+    }
+}
+
+/// The uniforms of Shaders/strand_ribbon.glsl, which strand.vert and strand_depth.vert share: the points,
+/// their count a strand, the viewport and the widths.
+struct RibbonUniforms {
+    let points, pointsPerStrand, viewportPx, rootWidthMm, tipWidthMm: UniformLocation
+    init(_ program: ShaderProgram) {
+        points = program.uniform("uPoints")
+        pointsPerStrand = program.uniform("uPointsPerStrand")
+        viewportPx = program.uniform("uViewportPx")
+        rootWidthMm = program.uniform("uRootWidthMm")
+        tipWidthMm = program.uniform("uTipWidthMm")
+    }
+
+    /// Binds `strands`' points to texture unit 0 and sets the rest (the program in use).
+    func set(strands: StrandGeometry, widths: StrandWidths, viewportPx size: Vec2) {
+        strands.points.bind(unit: 0)
+        points.set(Int32(0))
+        pointsPerStrand.set(Int32(strands.pointsPerStrand))
+        viewportPx.set(size)
+        rootWidthMm.set(widths.rootMm)
+        tipWidthMm.set(widths.tipMm)
     }
 }
 
@@ -265,18 +288,14 @@ final class HairPrograms {
     struct Strand {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
-        let points, pointsPerStrand, viewportPx, pixelOrigin: UniformLocation
-        let rootWidthMm, tipWidthMm, samples: UniformLocation
+        let ribbons: RibbonUniforms
+        let pixelOrigin, samples: UniformLocation
         let keyShadow: KeyShadowUniforms
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
-            points = program.uniform("uPoints")
-            pointsPerStrand = program.uniform("uPointsPerStrand")
-            viewportPx = program.uniform("uViewportPx")
+            ribbons = RibbonUniforms(program)
             pixelOrigin = program.uniform("uPixelOrigin")
-            rootWidthMm = program.uniform("uRootWidthMm")
-            tipWidthMm = program.uniform("uTipWidthMm")
             samples = program.uniform("uSamples")
             keyShadow = KeyShadowUniforms(program)
         }
@@ -286,15 +305,11 @@ final class HairPrograms {
     struct StrandDepth {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
-        let points, pointsPerStrand, viewportPx, rootWidthMm, tipWidthMm: UniformLocation
+        let ribbons: RibbonUniforms
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
-            points = program.uniform("uPoints")
-            pointsPerStrand = program.uniform("uPointsPerStrand")
-            viewportPx = program.uniform("uViewportPx")
-            rootWidthMm = program.uniform("uRootWidthMm")
-            tipWidthMm = program.uniform("uTipWidthMm")
+            ribbons = RibbonUniforms(program)
         }
     }
 
