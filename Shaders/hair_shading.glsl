@@ -1,27 +1,108 @@
-// Strand lighting terms, named after their sources. All vectors unit length, in GL view space.
-//  T: strand tangent (root -> tip), N: the strand's normal facing the viewer, L: toward the light,
-//  V: toward the eye, H: half vector.
-// Kajiya & Kay, "Rendering fur with three dimensional textures", SIGGRAPH 1989:
-//   diffuse   = sin(T, L)                      (a cylinder's diffuse reflectance integrated round it)
-//   specular  = sin(T, H)^p                    (the cone of reflected light around the fibre)
-// Two highlights after Marschner et al., "Light scattering from human hair fibers", SIGGRAPH 2003:
-//   R   (primary, light-coloured) is shifted toward the root by the cuticle tilt (about -5 to -10 degrees);
-//   TRT (secondary, tinted by the fibre's colour) is shifted toward the tip and is broader.
-// Shifting the tangent along N moves a highlight along the strand (Scheuermann, "Hair rendering and
-// shading", GDC 2004). This is the first-order model; the full physically based one is a later step.
+// The strand's scattering model: HairFiber (Sources/CoifRender/HairFiber.swift) line for line, where its
+// sources and constants are explained. Lobes R, TT, TRT and the residual p >= 3 of a rough dielectric
+// cylinder (Chiang et al. 2016 as pbrt-v4's HairBxDF; the real-time Gaussian M and Karis 2016's offsets),
+// plus the multiple scattering of a volume of fibres. Include after shading_block.glsl.
 
-float kajiyaKayDiffuse(vec3 T, vec3 L) {
-    float cosTL = dot(T, L);
-    return sqrt(max(1.0 - cosTL * cosTL, 0.0));
+const float PI = 3.14159265;
+const float MEAN_PATH_RADII = 1.86;
+const float MEAN_FRESNEL = 0.0913;
+
+float fresnelDielectric(float eta, float cosTheta) {
+    float c = clamp(cosTheta, 0.0, 1.0);
+    float sinT2 = (1.0 - c * c) / (eta * eta);
+    if (sinT2 >= 1.0) return 1.0;
+    float cosT = sqrt(1.0 - sinT2);
+    float rs = (c - eta * cosT) / (c + eta * cosT);
+    float rp = (eta * c - cosT) / (eta * c + cosT);
+    return 0.5 * (rs * rs + rp * rp);
 }
 
-float kajiyaKaySpecular(vec3 T, vec3 H, float exponent) {
-    float cosTH = dot(T, H);
-    float sinTH = sqrt(max(1.0 - cosTH * cosTH, 0.0));
-    // Fade the lobe where the half vector points back along the strand (no reflection there).
-    return smoothstep(-1.0, 0.0, cosTH) * pow(sinTH, exponent);
+// `shift` as (sin, cos) of the cuticle's angular shift: sin(θo − shift) by the difference formula, no
+// asin and sin per lobe (per vertex on a software rasteriser, those were a tenth of the strand pass).
+float longitudinalLobe(float sinThetaI, float sinThetaO, float cosThetaO, float width, vec2 shift) {
+    float x = sinThetaI + (sinThetaO * shift.y - cosThetaO * shift.x);
+    return exp(-x * x / (2.0 * width * width)) / (width * 2.5066283);
 }
 
-vec3 shiftedTangent(vec3 T, vec3 N, float shift) {
-    return normalize(T + shift * N);
+float trimmedLogistic(float x, float s) {
+    float e = exp(-abs(x) / s);
+    float value = e / (s * (1.0 + e) * (1.0 + e));
+    float cdfHigh = 1.0 / (1.0 + exp(-PI / s)), cdfLow = 1.0 / (1.0 + exp(PI / s));
+    return value / (cdfHigh - cdfLow);
 }
+
+float wrapAngle(float x) { return x > PI ? x - 2.0 * PI : (x < -PI ? x + 2.0 * PI : x); }
+
+vec3 fiberTransmittance(vec3 sigmaA, float h, float etaPrime, float cosThetaT) {
+    float cosGammaT = sqrt(max(1.0 - (h / etaPrime) * (h / etaPrime), 0.0));
+    return exp(-sigmaA * (2.0 * cosGammaT / cosThetaT));
+}
+
+// Σ_p f_p |cos θi| for unit light.
+vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
+    float eta = uIndexOfRefraction;
+    float cosThetaI = sqrt(max(1.0 - sinThetaI * sinThetaI, 0.0));
+    float cosThetaO = sqrt(max(1.0 - sinThetaO * sinThetaO, 0.0));
+    float cosThetaD = sqrt(0.5 * (1.0 + cosThetaI * cosThetaO + sinThetaI * sinThetaO));
+    float cosPhi = cos(phi), cosHalfPhi = cos(phi * 0.5);
+    float etaPrime = sqrt(max(eta * eta - (1.0 - cosThetaD * cosThetaD), 0.0)) / max(cosThetaD, 1e-4);
+    float sinThetaT = sinThetaO / eta;
+    float cosThetaT = sqrt(max(1.0 - sinThetaT * sinThetaT, 1e-4));
+    float s = uLongitudinalWidth, alpha = uCuticleTilt, scale = uAzimuthalScale;
+    // (sin, cos) of the lobes' shifts −2α (R), α (TT), 4α (TRT) and 0 (the residual).
+    vec2 one = vec2(sin(alpha), cos(alpha));
+    vec2 two = vec2(2.0 * one.x * one.y, one.y * one.y - one.x * one.x);
+    vec2 four = vec2(2.0 * two.x * two.y, two.y * two.y - two.x * two.x);
+    vec2 minusTwo = vec2(-two.x, two.y);
+
+    float fR = fresnelDielectric(eta, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinThetaI * sinThetaO)));
+    vec3 r = vec3(longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, s, minusTwo) * fR * 0.25 * cosHalfPhi);
+
+    // TT and TRT share one Fresnel factor at h = √3/2 (see HairFiber: the lobes then sum to one).
+    float fInside = fresnelDielectric(eta, cosThetaD * 0.5);
+    float a = 1.0 / etaPrime;
+    float hTT = min(abs(cosHalfPhi * (1.0 + a * (0.6 - 0.8 * cosPhi))), 1.0);
+    vec3 tt = fiberTransmittance(sigmaA, hTT, etaPrime, cosThetaT) * ((1.0 - fInside) * (1.0 - fInside))
+            * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, s * 0.5, one) * trimmedLogistic(wrapAngle(phi - PI), scale));
+
+    float fTRT = fInside;
+    vec3 tTRT = fiberTransmittance(sigmaA, 0.866, etaPrime, cosThetaT);
+    vec3 aTRT = tTRT * tTRT * ((1.0 - fTRT) * (1.0 - fTRT) * fTRT);
+    vec3 trt = aTRT * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, four) * trimmedLogistic(wrapAngle(phi), 2.0 * scale + 0.1));
+
+    vec3 fT = tTRT * fTRT;
+    vec3 rest = aTRT * fT / (vec3(1.0) - fT) * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, vec2(0.0, 1.0)) / (2.0 * PI));
+    return r + tt + trt + rest;
+}
+
+vec3 multipleScatteringAlbedo(vec3 sigmaA) {
+    vec3 t = exp(-sigmaA * MEAN_PATH_RADII);
+    vec3 w = vec3(MEAN_FRESNEL) + t * ((1.0 - MEAN_FRESNEL) * (1.0 - MEAN_FRESNEL)) / (vec3(1.0) - t * MEAN_FRESNEL);
+    vec3 g = sqrt(max(vec3(1.0) - w, vec3(0.0)));
+    return (vec3(1.0) - g) / (vec3(1.0) + g);
+}
+
+float wrappedCosine(float cosine) {
+    const float w = 0.3;
+    return max((cosine + w) / ((1.0 + w) * (1.0 + w)), 0.0);
+}
+
+// Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it):
+// T the tangent, N the hair volume's outward normal, L and V toward the light and the eye; the light is
+// attenuated on its way in by `transmittance.x` for the single-scattering lobes and `.y` for the
+// multiply scattered part (see key_shadow.glsl).
+vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance) {
+    float sinI = dot(L, T), sinO = dot(V, T);
+    vec3 li = L - T * sinI, lo = V - T * sinO;
+    float li2 = dot(li, li), lo2 = dot(lo, lo);
+    float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? dot(li, lo) / sqrt(li2 * lo2) : 1.0;
+    float phi = acos(clamp(cosPhi, -1.0, 1.0));
+    vec3 single = fiberLobes(sigmaA, sinI, sinO, phi);
+    return radiance * (single * (PI * transmittance.x) + msAlbedo * (wrappedCosine(dot(N, L)) * transmittance.y));
+}
+
+// An unshadowed light.
+vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance) {
+    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0));
+}
+

@@ -2,14 +2,17 @@
 // HairShading (Swift: HairShadingBlock in Sources/CoifRender/ShaderBlocks.swift, same order and offsets).
 // No instance name: the members are the global names the stages use. Include after the precision line.
 layout(std140, binding = 0) uniform HairShadingBlock {
-    vec3 uAlbedoLinear;        // offset  0: diffuse colour of the fibres, linear RGB
-    float uColorVariation;     // offset 12: per-strand brightness spread, 0 .. 1
-    vec3 uPrimaryTint;         // offset 16: R lobe colour, linear RGB
-    float uPrimaryShift;       // offset 28: tangent shift of R (negative: toward the root)
-    float uSecondaryShift;     // offset 32: tangent shift of TRT (positive: toward the tip)
-    float uPrimaryExponent;    // offset 36
-    float uSecondaryExponent;  // offset 40
-    float uSpecularStrength;   // offset 44
-    float uRootOcclusion;      // offset 48: how dark roots are from the hair above them, 0 .. 1
-    float uTipFade;            // offset 52: fraction of the length over which tips thin out
+    vec3 uSigmaRoot;            // offset  0: σ_a per unit radius at the root (melanin + dye), linear RGB
+    float uColorVariation;      // offset 12: per-strand melanin spread, ±fraction
+    vec3 uSigmaTip;             // offset 16: σ_a at the tips (the ombré's end; = root without one)
+    float uOmbrePosition;       // offset 28: where root turns to tip, 0 .. 1 of the length
+    vec3 uSigmaHighlight;       // offset 32: σ_a of highlight strands
+    float uOmbreSoftness;       // offset 44: half-width of that turn
+    float uHighlightFraction;   // offset 48: share of strands that are highlights
+    float uLongitudinalWidth;   // offset 52: R lobe's standard deviation in sin θ (Chiang's √v)
+    float uAzimuthalScale;      // offset 56: logistic scale of TT (Chiang's s)
+    float uCuticleTilt;         // offset 60: radians
+    float uIndexOfRefraction;   // offset 64
+    float uRootOcclusion;       // offset 68: how dark roots are from the hair above them, 0 .. 1
+    float uTipFade;             // offset 72: fraction of the length over which tips thin out
 };

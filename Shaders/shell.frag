@@ -1,22 +1,32 @@
 #version 320 es
 // Under-layer shading: what one sees between the top strands is hair deep in the volume, lit mostly by
-// light that has passed through the hair above it. So: the fibres' albedo, a wrapped diffuse term and a
-// strong occlusion; no highlight (the fibres there have no single direction).
+// light that has passed through the hair above it (the key light attenuated by the hair between, as the
+// key light's depth map measures it). So: the root pigment's multiple-scattering colour (the strands' own
+// recipe), a wrapped diffuse term and a strong occlusion; no highlight (the fibres there have no single
+// direction).
 precision highp float;
 
 in vec3 vPositionView;
 in vec3 vNormalView;
+in vec3 vPositionHead;
 
 #include "shading_block.glsl"
 #include "lighting_block.glsl"
+#include "hair_shading.glsl"
+#include "key_shadow.glsl"
+
+uniform vec2 uKeyShadowSigma;  // extinction per mm: x single, y multiple scattering (KeyLightShadow)
 
 layout(location = 0) out vec4 fragColor;
 
 void main() {
     vec3 N = normalize(vNormalView);
-    float key = clamp(dot(N, uKeyDirection) * 0.5 + 0.5, 0.0, 1.0);
-    float fill = clamp(dot(N, uFillDirection) * 0.5 + 0.5, 0.0, 1.0);
+    // Only light diffused through the hair above reaches here: the multiple-scattering extinction.
+    float key = wrappedCosine(dot(N, uKeyDirection)) * keyLightTransmittance(vPositionHead, uKeyShadowSigma).y;
+    float fill = wrappedCosine(dot(N, uFillDirection));
     float depthOcclusion = 1.0 - uRootOcclusion;   // 0..1: light left this deep in the hair
-    vec3 radiance = uAlbedoLinear * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
+    // The recipe's mix at the roots: its share of highlight strands seen through the gaps too.
+    vec3 albedo = mix(multipleScatteringAlbedo(uSigmaRoot), multipleScatteringAlbedo(uSigmaHighlight), uHighlightFraction);
+    vec3 radiance = albedo * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);
     fragColor = vec4(radiance * depthOcclusion, 1.0);
 }

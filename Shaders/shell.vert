@@ -12,10 +12,12 @@ uniform float uOffsetMm;
 
 out vec3 vPositionView;
 out vec3 vNormalView;
+out vec3 vPositionHead;
 
 void main() {
     vec4 positionView = uHeadToView * vec4(aPositionHead + aNormalHead * uOffsetMm, 1.0);
     vPositionView = positionView.xyz;
+    vPositionHead = aPositionHead + aNormalHead * uOffsetMm;
     vNormalView = mat3(uHeadToView) * aNormalHead;
     gl_Position = uViewToClip * positionView;
 }

@@ -8,7 +8,7 @@ precision highp int;
 
 in vec3 vRadiance;
 in float vAlongStrand;
-in float vStrandRandom;
+flat in float vStrandRandom;
 in float vCoverage;
 
 #include "shading_block.glsl"   // uTipFade: fraction of the length over which tips thin out

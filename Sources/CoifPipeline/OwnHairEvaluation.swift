@@ -28,24 +28,36 @@ public struct OwnHairMeasurement: Sendable, Codable {
 }
 
 public enum OwnHairEvaluation {
+    /// The network that judges outputs: always the 512² one, whichever size removed the hair (a smaller
+    /// input sees less hair to begin with and would flatter its own removal); the engine's when it is that.
+    static func judge(_ engine: TryOnEngine) throws -> FaceParser {
+        let removing = try engine.faceParser()
+        return removing.inputSize == 512
+            ? removing : try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
+    }
+
+    /// The parse's classes counted as skin in a judged output: face, ears, earrings, neck.
+    static let skinClasses: Set<UInt8> = [1, 7, 8, 9, 14]
+
+    /// `photo` decoded, its largest face analysed and its own hair removed (seed 1), with the stages'
+    /// timing; nil for a photo with no face (a video's title frame, say: no hair to measure).
+    static func analysedWithoutOwnHair(_ photo: String, engine: TryOnEngine) throws
+        -> (frame: Frame, analyses: [PhotoAnalysis], timing: FrameTiming)? {
+        var timing = FrameTiming()
+        let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
+        let found: [PhotoAnalysis]
+        do { found = try engine.analyse(frame, faces: .largest, timing: &timing) } catch CoifError.noFace { return nil }
+        return (frame, try engine.removeOwnHair(found, seed: 1, timing: &timing), timing)
+    }
+
     /// Measures every style in `styles` on every photo (the largest face).
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
                            progress: (OwnHairMeasurement) -> Void = { _ in }) throws -> [OwnHairMeasurement] {
-        // The judge is always the 512² network, whichever size removed the hair: a smaller input sees less
-        // hair to begin with and would flatter its own removal.
-        let removing = try engine.faceParser()
-        let parser = removing.inputSize == 512
-            ? removing : try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
+        let parser = try judge(engine)
         var rows: [OwnHairMeasurement] = []
         for photo in photos {
-            var timing = FrameTiming()
-            let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
-            let found: [PhotoAnalysis]
-            do { found = try engine.analyse(frame, faces: .largest, timing: &timing) } catch CoifError.noFace {
-                continue  // a photo with no face has no hair to measure (a video's title frame, say)
-            }
-            let analyses = try engine.removeOwnHair(found, seed: 1, timing: &timing)
-            guard let own = analyses[0].ownHair else { continue }
+            guard let (frame, analyses, timing) = try analysedWithoutOwnHair(photo, engine: engine),
+                  let own = analyses[0].ownHair else { continue }
             let box = analyses[0].chosen.box
             for style in styles {
                 var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
@@ -67,7 +79,7 @@ public enum OwnHairEvaluation {
                     photo: (photo as NSString).lastPathComponent, style: style, uncoveredPixels: uncovered.count,
                     labelledHairKept: share(keptClasses, isHair), labelledHairRemoved: share(removedClasses, isHair),
                     removedAsBackground: share(removedClasses) { $0 == OwnHair.background },
-                    removedAsSkin: share(removedClasses) { [1, 7, 8, 9, 14].contains($0) },
+                    removedAsSkin: share(removedClasses) { skinClasses.contains($0) },
                     parseMs: timing[.parse] ?? 0, plateMs: timing[.plate] ?? 0)
                 progress(row)
                 rows.append(row)

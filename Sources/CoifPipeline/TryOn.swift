@@ -12,6 +12,7 @@ import CoifGroom
 import CoifMedia
 import CoifRender
 import CoifVision
+import Dispatch
 import Logging
 
 /// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
@@ -31,6 +32,8 @@ public struct PhotoAnalysis: Sendable {
     public var ownHair: OwnHair?
     /// The photo with the own hair taken away: what the new hair is composited over.
     public var plate: PixelImage?
+    /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
+    public var sizing: HeadSizing = .unscaled
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -43,6 +46,9 @@ public struct PhotoAnalysis: Sendable {
     public var intrinsics: CameraIntrinsics { face.intrinsics }
     public var pose: HeadPose { face.pose }
     public var faceWidthPx: Double { face.faceWidthPx }
+    /// Head space (mm) → camera space (mm): the pose with the head resized to the person's. What the head,
+    /// the groom and the plate's skin are drawn with.
+    public var headToCamera: Mat4 { pose.modelToCamera * sizing.matrix }
 
     /// The photo's camera: its size and the intrinsics the pose was solved with.
     public var camera: PinholeCamera {
@@ -81,9 +87,12 @@ public final class TryOnEngine {
     /// `runOnce`, which loads it beside the GPU start).
     private var parser: FaceParser?
     private let parserPath: String
-    private var lastPlate: (key: PlateKey, hair: OwnHair, plate: PixelImage)?
+    /// The last removal's analyses (own hair, plate, and the camera and pose refitted by HeadSizing).
+    private var lastPlate: (key: PlateKey, analyses: [PhotoAnalysis])?
     private let logger: Logger
     private let occluder: OccluderGeometry
+    /// The head's vertex normals, for reading the photo's light off the face (PhotoLightEstimate).
+    private let headNormals: [Vec3]
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
     /// that alternates a few styles does not interpolate and upload again each time.
     private var strandCache: [(key: String, geometry: StrandGeometry)] = []
@@ -122,6 +131,7 @@ public final class TryOnEngine {
         let context = try GPUContext()
         renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
         occluder = renderer.upload(head: styles.head)
+        headNormals = vertexNormals(vertices: styles.head.vertices, indices: styles.head.indices)
         try renderer.warmUp()
         self.analyzer = try analyzer()
         logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
@@ -140,10 +150,13 @@ public final class TryOnEngine {
         let head = styles.head
         typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
                             timing: FrameTiming, doneMs: Double)
+        let photoChecked = PhotoCheck()
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
-            // The photo first: a file that is no image (or no file) is reported before any model is read.
+            // The photo first: a file that is no image (or no file) is reported before any model is read,
+            // and before the GPU starts (see PhotoCheck).
             var timing = FrameTiming()
             let decoded = Result { try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing) }
+            photoChecked.open(decoded.map { _ in () })
             // The face-parsing network loads on a third thread while dlib's model loads and the faces are
             // found; a photo that is not decoded never loads it.
             let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
@@ -167,7 +180,7 @@ public final class TryOnEngine {
                 }
                 guard let parserWork else { return analyses }
                 parser = try parserWork.wait()
-                return try Self.removeOwnHair(analyses, parser: parser!.parser, head: head, seed: job.seed, timing: &timing)
+                return try Self.removeOwnHair(analyses, parser: parser!.parser, analyzer: analyzer, head: head, seed: job.seed, timing: &timing)
             }
             return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }
@@ -180,7 +193,8 @@ public final class TryOnEngine {
         }
         var engineMs = 0.0
         let engine = Result {
-            try TryOnEngine(logger: logger, styles: styles, parserPath: parserPath) {
+            try photoChecked.wait()
+            return try TryOnEngine(logger: logger, styles: styles, parserPath: parserPath) {
                 engineMs = monotonicMs() - start
                 return try vision().get().analyzer
             }
@@ -190,6 +204,17 @@ public final class TryOnEngine {
         let analyses = try done.analyses.get()
         let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
+    }
+
+    /// The GPU's start waits for the photo's decode (a few milliseconds; the vision thread, which decodes
+    /// first, stays the longer path): a photo refused from its header is then refused before llvmpipe
+    /// compiles a shader, whose JIT needs far more address space than the refusal (under `ulimit -v`, a
+    /// 69-byte PNG bomb otherwise ended in LLVM's out-of-memory abort instead of exit 15).
+    private final class PhotoCheck: @unchecked Sendable {
+        private let opened = DispatchSemaphore(value: 0)
+        private var outcome: Result<Void, Error>?  // written once before `opened` is signalled
+        func open(_ result: Result<Void, Error>) { outcome = result; opened.signal() }
+        func wait() throws { opened.wait(); try outcome!.get() }
     }
 
     public var rendererDescription: String { renderer.context.renderer }
@@ -232,19 +257,24 @@ public final class TryOnEngine {
     /// inside the heads' silhouettes, background outside). Once per frame: a sheet or golden suite of many
     /// styles on one photo parses it once. Returns the analyses with `ownHair` and `plate` set.
     public func removeOwnHair(_ analyses: [PhotoAnalysis], seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        try Self.removeOwnHair(analyses, parser: try faceParser(), head: head, seed: seed, timing: &timing)
+        try Self.removeOwnHair(analyses, parser: try faceParser(), analyzer: analyzer, head: head, seed: seed, timing: &timing)
     }
 
-    static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, head: HeadModel, seed: UInt64,
+    static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel, seed: UInt64,
                               timing: inout FrameTiming) throws -> [PhotoAnalysis] {
         guard let first = analyses.first else { return analyses }
         let frame = first.frame
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
+        var sized = analyses
+        for i in sized.indices {
+            let landmarks = sized[i].chosen.landmarks
+            sized[i] = HeadSizing.fit(sized[i], hair: hair, head: head) { try analyzer.solvePose(landmarks: landmarks, intrinsics: $0) }
+        }
         let plate = try timing.measure(.plate) { () -> PixelImage in
-            let mask = headSilhouette(analyses, head: head)
+            let mask = headSilhouette(sized, head: head)
             return try HairPlate.fill(frame, hair: hair, headMask: mask, seed: seed)
         }
-        return analyses.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
+        return sized.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
     }
 
     /// Coif's head, posed for each face, filled into one mask of the photo: where removed hair becomes skin.
@@ -255,11 +285,8 @@ public final class TryOnEngine {
         var triangles: [Float] = []
         triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
         for analysis in analyses {
-            let camera = analysis.camera, toCamera = analysis.pose.modelToCamera
-            let projected = head.vertices.map { v -> Vec2? in
-                let c = toCamera.transformPoint(v)
-                return Double(c.z) > camera.nearMm ? camera.project(c) : nil
-            }
+            let camera = analysis.camera, toCamera = analysis.headToCamera
+            let projected = head.vertices.map { camera.projectInFront(toCamera.transformPoint($0)) }
             var t = 0
             while t + 2 < head.indices.count {
                 if let a = projected[Int(head.indices[t])], let b = projected[Int(head.indices[t + 1])], let c = projected[Int(head.indices[t + 2])] {
@@ -303,10 +330,10 @@ public final class TryOnEngine {
             // plate when it is the same frame, faces and seed, else a new one.
             let key = PlateKey(analyses, seed: job.seed)
             if let cached = lastPlate, cached.key == key {
-                analyses = analyses.map { var a = $0; a.ownHair = cached.hair; a.plate = cached.plate; return a }
+                analyses = cached.analyses
             } else {
                 analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing)
-                lastPlate = (key, analyses[0].ownHair!, analyses[0].plate!)
+                lastPlate = (key, analyses)
             }
         }
         var result = try renderOver(analyses, style: style, job: job, timing: &timing)
@@ -324,7 +351,7 @@ public final class TryOnEngine {
         if analyses.count == 1 {
             let region = try hairRegion(analysis: first, style: style)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            try drawLayer(scene, analysis: first, region: region, look: job.look, timing: &timing)
+            try drawLayer(scene, analysis: first, region: region, look: look(job, analysis: first, timing: &timing), timing: &timing)
             let images = timing.measure(.composite) { compositor.composite(layer: layer, at: region, over: image) }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -352,7 +379,7 @@ public final class TryOnEngine {
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            try drawLayer(scene, analysis: analysis, region: region, look: job.look, timing: &timing)
+            try drawLayer(scene, analysis: analysis, region: region, look: look(job, analysis: analysis, timing: &timing), timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
@@ -401,7 +428,7 @@ public final class TryOnEngine {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
         let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm)
-        return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.pose.modelToCamera,
+        return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
                                      marginPx: Self.hairRegionMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
 
@@ -417,11 +444,25 @@ public final class TryOnEngine {
     }
 
     /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
+    /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face
+    /// shows enough skin to read it (timed with the scene).
+    private func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
+        var look = job.look
+        guard job.lightsFromPhoto else { return look }
+        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(analysis, head: head, normals: headNormals) }) {
+            look.lighting = estimate.lighting(base: look.lighting)
+            logger.debug("light from the photo", metadata: [
+                "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
+                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)"])
+        }
+        return look
+    }
+
     private func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
                            timing: inout FrameTiming) throws {
         let camera = analysis.camera.cropped(to: region)
         try timing.measure(.render) {
-            try renderer.draw(camera: camera, headToCamera: analysis.pose.modelToCamera, occluder: occluder,
+            try renderer.draw(camera: camera, headToCamera: analysis.headToCamera, occluder: occluder,
                               shell: scene.shell, strands: scene.strands, widths: scene.widths, shading: look.shading,
                               lighting: look.lighting)
             renderer.finish()
@@ -516,6 +557,8 @@ struct PlateKey: Equatable {
     var pixels: UInt64
     var width: Int, height: Int
     var boxes: [FaceBox]
+    /// The camera the faces were solved with: HeadSizing refits it, so another field of view is another plate.
+    var intrinsics: [CameraIntrinsics]
     var seed: UInt64
 
     init(_ analyses: [PhotoAnalysis], seed: UInt64) {
@@ -523,6 +566,7 @@ struct PlateKey: Equatable {
         width = image.width
         height = image.height
         boxes = analyses.map(\.chosen.box)
+        intrinsics = analyses.map(\.intrinsics)
         self.seed = seed
         // Four multiply–rotate lanes over 8-byte words (a few GB/s), then the tail bytes.
         var lanes: SIMD4<UInt64> = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5]

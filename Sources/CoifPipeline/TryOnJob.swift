@@ -79,6 +79,9 @@ public struct TryOnJob: Sendable {
     /// Take the person's own hair away (parse, then fill with skin and background) before the new hair is
     /// composited; off, the new hair is drawn over the photo as it is (`--keep-own-hair`).
     public var removesOwnHair = true
+    /// Light the hair as the photo's face is lit (PhotoLightEstimate) instead of with `look.lighting`'s
+    /// own directions and colours (its shadow settings are kept either way).
+    public var lightsFromPhoto = true
     public var outputs = TryOnOutputs()
 
     public init(input: JobInput, style: String? = nil, look: HairLook, outputs: TryOnOutputs = TryOnOutputs()) {

@@ -1,5 +1,6 @@
-// HairColor: what a user asks for with --color: a hex sRGB colour or a named preset. It is the colour
-// hair should *look* (its diffuse albedo); HairShading derives the highlights from it.
+// HairColor: what a user asks for with --color: a named preset, a hex sRGB colour or an explicit recipe
+// (`melanin=…,redness=…`, see HairRecipe.parse). A preset or hex is the colour hair should *look* under
+// neutral light; it is solved for the recipe that gives it (HairRecipe.solve), which the shader renders.
 import CoifCore
 
 #if canImport(Glibc)
@@ -7,48 +8,104 @@ import Glibc
 #endif
 
 public struct HairColor: Sendable, Equatable, CustomStringConvertible {
-    /// The fibre colour, sRGB-encoded, 0…1.
+    /// The colour the hair shows under neutral light, sRGB-encoded, 0…1: the target for a preset or hex,
+    /// the recipe's reference colour for a recipe.
     public var srgb: Vec3
-    /// The name the user gave (preset name or normalised hex), for records and file names.
+    /// The name the user gave (preset name, normalised hex or the recipe's text), for records and file names.
     public var name: String
+    /// What the strands absorb with.
+    public var recipe: HairRecipe
 
+    /// The colour `srgb` solved into a recipe.
     public init(srgb: Vec3, name: String) {
         self.srgb = srgb
         self.name = name
+        let linear = Vec3(srgbToLinear(srgb.x), srgbToLinear(srgb.y), srgbToLinear(srgb.z))
+        recipe = HairRecipe(base: HairRecipe.solve(targetLinear: linear))
     }
 
-    /// Presets: typical fibre colours measured from photos, named as salons name them.
-    public static let presets: [(name: String, hex: String)] = [
-        ("black", "#1b1512"), ("dark-brown", "#3b2519"), ("brown", "#5e3c25"), ("auburn", "#7c3420"),
-        ("copper", "#a4522b"), ("red", "#8f2418"), ("blonde", "#c39a62"), ("golden-blonde", "#d4a85a"),
-        ("platinum", "#e3dccb"), ("gray", "#9a9690"),
+    /// A recipe as it is, named `name`; `srgb` is its reference colour.
+    public init(recipe: HairRecipe, name: String) {
+        let c = recipe.referenceColor
+        srgb = Vec3(linearToSrgb(min(c.x, 1)), linearToSrgb(min(c.y, 1)), linearToSrgb(min(c.z, 1)))
+        self.name = name
+        self.recipe = recipe
+    }
+
+    /// Presets: recipes, named as salons name them. Melanin concentrations after d'Eon et al. 2011 and
+    /// pbrt-v4's examples (black ~8, brown ~1.3, blonde ~0.3); gray is salt and pepper: three in five strands
+    /// white among medium brown ones.
+    public static let presetRecipes: [(name: String, recipe: HairRecipe)] = [
+        ("black", HairRecipe(melanin: 8, redness: 0.02)),
+        ("dark-brown", HairRecipe(melanin: 3, redness: 0.08)),
+        ("brown", HairRecipe(melanin: 1.6, redness: 0.15)),
+        // Auburn, copper and red are beyond what melanin alone gives (pheomelanin at any concentration is
+        // orange-tan on a photo): a red-orange dye on a pheomelanin base, as salon colours are.
+        ("auburn", HairRecipe(base: .init(melanin: 2.2, redness: 0.85,
+                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff3010")!, strength: 0.15)))),
+        ("copper", HairRecipe(base: .init(melanin: 1.2, redness: 1,
+                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff4010")!, strength: 0.5)))),
+        ("red", HairRecipe(base: .init(melanin: 1.5, redness: 1,
+                                       dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff2010")!, strength: 0.6)))),
+        ("blonde", HairRecipe(melanin: 0.35, redness: 0.3)),
+        ("golden-blonde", HairRecipe(melanin: 0.4, redness: 0.9)),
+        ("platinum", HairRecipe(melanin: 0.06, redness: 0.1)),
+        // Salt and pepper: a medium brown with three in five strands white.
+        ("gray", HairRecipe(base: .init(melanin: 1.0, redness: 0.05), highlightFraction: 0.6,
+                            highlight: .init(melanin: 0.03, redness: 0))),
     ]
 
-    /// Parses "#rrggbb", "rrggbb", "#rgb" or a preset name (case-insensitive).
+    /// The presets' names and the hex of their colour under neutral light.
+    public static var presets: [(name: String, hex: String)] {
+        presetRecipes.map { ($0.name, HairColor(recipe: $0.recipe, name: $0.name).hex) }
+    }
+
+    /// "#rrggbb" of `srgb`.
+    public var hex: String {
+        let v = [srgb.x, srgb.y, srgb.z].map { Int((min(max($0, 0), 1) * 255).rounded()) }
+        return "#" + v.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    /// Parses "#rrggbb", "rrggbb", "#rgb", a preset name (case-insensitive) or a recipe (`key=value,…`).
     public static func parse(_ spec: String) throws -> HairColor {
         let lowered = spec.lowercased()
-        if let preset = presets.first(where: { $0.name == lowered }) {
-            var color = try parseHex(preset.hex, original: spec)
-            color.name = preset.name
-            return color
+        if lowered.contains("=") {
+            let (recipe, reason) = HairRecipe.parse(lowered)
+            guard let recipe else { throw CoifError.malformedColor(spec: spec, reason: reason ?? "not a recipe") }
+            return HairColor(recipe: recipe, name: lowered)
+        }
+        if let preset = presetRecipes.first(where: { $0.name == lowered }) {
+            return HairColor(recipe: preset.recipe, name: preset.name)
         }
         return try parseHex(lowered, original: spec)
     }
 
     private static func parseHex(_ text: String, original: String) throws -> HairColor {
-        var digits = Substring(text)
-        if digits.hasPrefix("#") { digits = digits.dropFirst() }
-        guard digits.count == 6 || digits.count == 3, digits.allSatisfy(\.isHexDigit) else {
-            let names = presets.map(\.name).joined(separator: ", ")
-            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb or one of: \(names)")
+        guard let (srgb, expanded) = hexDigits(text) else {
+            let names = presetRecipes.map(\.name).joined(separator: ", ")
+            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb, a recipe (melanin=…,redness=…) or one of: \(names)")
         }
+        return HairColor(srgb: srgb, name: "#" + expanded)
+    }
+
+    /// "#rrggbb" / "#rgb" as sRGB 0…1 and the six digits, nil when malformed.
+    static func hexDigits(_ text: String) -> (Vec3, String)? {
+        var digits = Substring(text.lowercased())
+        if digits.hasPrefix("#") { digits = digits.dropFirst() }
+        guard digits.count == 6 || digits.count == 3, digits.allSatisfy(\.isHexDigit) else { return nil }
         let expanded = digits.count == 3 ? String(digits.flatMap { [$0, $0] }) : String(digits)
         let value = UInt32(expanded, radix: 16)!
         let r = Float((value >> 16) & 0xff) / 255, g = Float((value >> 8) & 0xff) / 255, b = Float(value & 0xff) / 255
-        return HairColor(srgb: Vec3(r, g, b), name: "#" + expanded)
+        return (Vec3(r, g, b), expanded)
     }
 
-    /// The albedo in linear light.
+    /// A hex colour's linear RGB (for dye tints), nil when malformed.
+    static func linearHex(_ text: String) -> Vec3? {
+        guard let (srgb, _) = hexDigits(text) else { return nil }
+        return Vec3(srgbToLinear(srgb.x), srgbToLinear(srgb.y), srgbToLinear(srgb.z))
+    }
+
+    /// The colour in linear light.
     public var linear: Vec3 { Vec3(srgbToLinear(srgb.x), srgbToLinear(srgb.y), srgbToLinear(srgb.z)) }
 
     public var description: String { name }

@@ -14,6 +14,8 @@ public final class OccluderGeometry {
     public var gpuBytes: Int { mesh.byteCount }
     /// Positions and outward normals, kept to build groom under-layers from the same vertices.
     let interleaved: [Float]
+    /// The head-space box of its vertices (for the key light's view).
+    let low: Vec3, high: Vec3
     convenience init(context: GPUContext, head: HeadModel) {
         self.init(context: context, vertices: head.vertices, indices: head.indices)
     }
@@ -24,6 +26,8 @@ public final class OccluderGeometry {
         interleaved.reserveCapacity(vertices.count * 6)
         for (p, n) in zip(vertices, normals) { interleaved += [p.x, p.y, p.z, n.x, n.y, n.z] }
         self.interleaved = interleaved
+        low = vertices.reduce(Vec3(repeating: .infinity), pointwiseMin)
+        high = vertices.reduce(Vec3(repeating: -.infinity), pointwiseMax)
         mesh = TriangleMesh(context: context, interleaved: interleaved, indices: indices)
     }
 }
@@ -56,6 +60,8 @@ public final class StrandGeometry {
     let ribbons: IndexedDraw
     public let pointsPerStrand: Int
     public let strandCount: Int
+    /// The head-space box of the points (for the key light's view).
+    let low: Vec3, high: Vec3
     public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
     /// GPU memory these strands take: the points texture and the ribbon index buffer.
     public var gpuBytes: Int { points.byteCount + ribbons.byteCount }
@@ -66,6 +72,7 @@ public final class StrandGeometry {
         strandCount = strands.strandCount
         // Filled through raw pointers: this runs for every still whose strands changed (hot path).
         let points = pointsPerStrand, count = strandCount
+        var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
         let records = [Float](unsafeUninitializedCapacity: strands.positions.count * 4) { out, initialized in
             strands.positions.withUnsafeBufferPointer { positions in
                 for strand in 0..<count {
@@ -74,6 +81,8 @@ public final class StrandGeometry {
                     for k in 0..<points {
                         let i = strand * points + k
                         let p = positions[i]
+                        low = pointwiseMin(low, p)
+                        high = pointwiseMax(high, p)
                         out[i * 4] = p.x
                         out[i * 4 + 1] = p.y
                         out[i * 4 + 2] = p.z
@@ -83,6 +92,8 @@ public final class StrandGeometry {
             }
             initialized = strands.positions.count * 4
         }
+        self.low = low
+        self.high = high
         self.points = records.withUnsafeBufferPointer { DataTexture(context: context, records: $0) }
         // Two corners per point (2i left, 2i+1 right); two triangles per segment.
         let indexCount = count * (points - 1) * 6
@@ -135,8 +146,9 @@ public struct StrandWidths: Sendable, Equatable {
 /// Renders hair frames on one GPUContext. Keep one per process (it compiles the shaders); a frame is
 /// `draw` (or `render`) then `readBack`. A frame builds no strings, arrays or dictionaries: uniform
 /// locations are found at build time, the shading and lights are two std140 blocks written whole, the
-/// standard pass list reuses its storage (its still passes fit an existential's inline buffer; a
-/// preview's HeadShadingPass, with its colour, is boxed), and the layer's storage is reused.
+/// standard pass list reuses its storage, and the layer's storage is reused. (Passes larger than an
+/// existential's inline buffer, the shadow, under-layer and strand passes among them, are boxed: a few
+/// small allocations a frame.)
 public final class HairRenderer {
     public let context: GPUContext
     public let samples: Int32
@@ -157,6 +169,12 @@ public final class HairRenderer {
     /// or no GL_EXT_disjoint_timer_query). Set nil to turn timing off; a test may set
     /// `GPUTimer(context:trustSoftwareRenderer: true)` to exercise the plumbing on a software driver.
     public var gpuTimer: GPUTimer?
+    /// Time every pass by the wall clock around a `glFinish` after it (and the resolve in `readBack`), into
+    /// `lastPassMs`: what a benchmark uses where timer queries cannot be trusted (llvmpipe). Off for renders:
+    /// the finishes stop the driver overlapping passes.
+    public var finishesEachPass = false
+    /// The last frame's passes and their wall milliseconds, when `finishesEachPass` is on.
+    public private(set) var lastPassMs: [(label: StaticString, ms: Double)] = []
 
     /// Compiles the shaders (once per process: keep one renderer).
     /// - Parameter shaderSource: a shader file's text by name ("strand.vert"), nil when missing.
@@ -171,12 +189,27 @@ public final class HairRenderer {
                                               defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
         let shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
         let resolveProgram = try ShaderProgram(context: context, vertexFile: "resolve.vert", fragmentFile: "resolve.frag", source: shaderSource)
-        programs = HairPrograms(occluder: occluderProgram, shell: shellProgram, strand: strandProgram)
+        let strandDepthProgram = try ShaderProgram(context: context, vertexFile: "strand_depth.vert", fragmentFile: "occluder.frag",
+                                                   source: shaderSource)
+        programs = HairPrograms(occluder: occluderProgram, shell: shellProgram, strand: strandProgram, strandDepth: strandDepthProgram)
         target = RenderTarget(context: context, samples: samples, resolveProgram: resolveProgram)
         shadingBlock = UniformBuffer(context: context)
         lightingBlock = UniformBuffer(context: context)
         standardPassStorage.reserveCapacity(8)
         gpuTimer = GPUTimer(context: context)
+        keyLightShadow = try KeyLightShadowMap(context: context, settings: KeyLightShadow())
+    }
+
+    /// The key light's shadow map the standard passes draw and read; nil: no shadows (the hair lit as if
+    /// nothing stood between it and the key light). `draw` sets it from its lighting's `keyShadow`.
+    public private(set) var keyLightShadow: KeyLightShadowMap?
+
+    /// Shadows from the key light with `settings` (a new map when the size changes), or none (nil).
+    public func setKeyLightShadow(_ settings: KeyLightShadow?) throws {
+        guard let settings else { keyLightShadow = nil; return }
+        if settings == keyLightShadow?.settings { return }
+        try context.makeCurrent()
+        keyLightShadow = try KeyLightShadowMap(context: context, settings: settings)
     }
 
     /// Compiles the preview head program (once; later calls do nothing). Stills never need it.
@@ -208,18 +241,26 @@ public final class HairRenderer {
         lightingBlock.bind(index: UniformBinding.lighting)
         let passContext = RenderPassContext(gpu: context, frame: frame, programs: programs)
         lastPassContext = passContext
+        keyLightShadow?.invalidate()
         gpuTimer?.beginFrame()
+        lastPassMs.removeAll(keepingCapacity: true)
+        if finishesEachPass { context.finish() }
         for pass in passes {
+            let start = finishesEachPass ? monotonicMs() : 0
             gpuTimer?.begin()
             try pass.run(in: passContext)
             gpuTimer?.end()
+            if finishesEachPass {
+                context.finish()
+                lastPassMs.append((pass.label, monotonicMs() - start))
+            }
             try context.checkError("rendering hair (\(pass.label) pass)")
         }
     }
 
     /// The passes of a still (`headAlbedoLinear` nil: the head as depth only, the photo shows it) or of a
-    /// preview (the head shaded opaque in that colour), into `target`: clear, head, under-layer (when
-    /// `shell` is given), strands. Append or insert passes to extend a frame; run with `render`.
+    /// preview (the head shaded opaque in that colour), into `target`: the key light's shadow map (unless
+    /// shadows are off), clear, head, under-layer (when `shell` is given), strands. Append or insert passes to extend a frame; run with `render`.
     public func standardPasses(occluder: OccluderGeometry, shell: ShellGeometry?, strands: StrandGeometry,
                                widths: StrandWidths, headAlbedoLinear: Vec3? = nil) -> [any RenderPass] {
         var passes: [any RenderPass] = []
@@ -230,14 +271,17 @@ public final class HairRenderer {
 
     private func appendStandardPasses(to passes: inout [any RenderPass], occluder: OccluderGeometry, shell: ShellGeometry?,
                                       strands: StrandGeometry, widths: StrandWidths, headAlbedoLinear: Vec3?) {
+        if let keyLightShadow {
+            passes.append(KeyLightShadowPass(shadow: keyLightShadow, occluder: occluder, strands: strands, widths: widths))
+        }
         passes.append(ClearPass(target: target))
         if let headAlbedoLinear {
             passes.append(HeadShadingPass(target: target, head: occluder, insetMm: occluderInsetMm, albedoLinear: headAlbedoLinear))
         } else {
             passes.append(OccluderDepthPass(target: target, occluder: occluder, insetMm: occluderInsetMm))
         }
-        if let shell { passes.append(UnderLayerPass(target: target, shell: shell, offsetMm: shellOffsetMm)) }
-        passes.append(StrandPass(target: target, strands: strands, widths: widths))
+        if let shell { passes.append(UnderLayerPass(target: target, shell: shell, offsetMm: shellOffsetMm, shadow: keyLightShadow)) }
+        passes.append(StrandPass(target: target, strands: strands, widths: widths, shadow: keyLightShadow))
     }
 
     /// Submits one frame of hair with the standard passes (`standardPasses`). Call `readBack(into:)` for
@@ -247,6 +291,7 @@ public final class HairRenderer {
     public func draw(camera: PinholeCamera, headToCamera: Mat4, occluder: OccluderGeometry, shell: ShellGeometry?,
                      strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting,
                      headAlbedoLinear: Vec3? = nil) throws {
+        try setKeyLightShadow(lighting.keyShadow)
         standardPassStorage.removeAll(keepingCapacity: true)
         appendStandardPasses(to: &standardPassStorage, occluder: occluder, shell: shell, strands: strands, widths: widths,
                              headAlbedoLinear: headAlbedoLinear)
@@ -298,9 +343,14 @@ public final class HairRenderer {
     /// frame). Collects the frame's GPU timings, if any.
     public func readBack(into layer: inout HairLayer) throws {
         if target.needsResolve, let passContext = lastPassContext {
+            let start = finishesEachPass ? monotonicMs() : 0
             gpuTimer?.begin()
             try ResolvePass(target: target).run(in: passContext)
             gpuTimer?.end()
+            if finishesEachPass {
+                context.finish()
+                lastPassMs.append(("resolve", monotonicMs() - start))
+            }
         }
         layer.resize(width: target.width, height: target.height)
         layer.rgba.withUnsafeMutableBufferPointer { target.read(into: $0.baseAddress!) }
@@ -310,7 +360,7 @@ public final class HairRenderer {
 }
 
 /// Area-weighted vertex normals of a triangle mesh.
-func vertexNormals(vertices: [Vec3], indices: [UInt32]) -> [Vec3] {
+public func vertexNormals(vertices: [Vec3], indices: [UInt32]) -> [Vec3] {
     var normals = [Vec3](repeating: .zero, count: vertices.count)
     var i = 0
     while i + 2 < indices.count {

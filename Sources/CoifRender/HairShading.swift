@@ -1,23 +1,24 @@
-// HairShading, Lighting and HairLook: how a job's hair looks, as values. HairShading is every recolor and
-// shading parameter the strand shader takes, derived from a HairColor with physically motivated defaults;
+// HairShading, Lighting and HairLook: how a job's hair looks, as values. HairShading is every colour and
+// scattering parameter the strand shader takes (HairFiber's model), from a HairColor's recipe;
 // Lighting is the lights it is shaded with; HairLook is the two together, what a caller sets per job. Each
 // field can be overridden for looks development. On the GPU they are two std140 uniform blocks
 // (ShaderBlocks.swift).
 import CoifCore
 
 public struct HairShading: Sendable, Equatable {
-    /// Fibre albedo, linear RGB.
-    public var albedoLinear: Vec3
-    /// Colour of the primary (R) highlight: surface reflection, nearly white, slightly tinted.
-    public var primaryTint: Vec3
-    /// Tangent shifts of the two highlights (Marschner's cuticle tilt: R toward the root, TRT toward the tip).
-    public var primaryShift: Float
-    public var secondaryShift: Float
-    /// Lobe sharpness: higher is a tighter highlight (smoother fibres).
-    public var primaryExponent: Float
-    public var secondaryExponent: Float
-    public var specularStrength: Float
-    /// Per-strand brightness spread, 0…1: real hair is never one flat colour.
+    /// What the fibres absorb with: melanin, redness, dye, highlights, ombré.
+    public var recipe: HairRecipe
+    /// Longitudinal roughness, 0…1 (Chiang's β_m): the R highlight's width along the strand; TT is half
+    /// as wide, TRT twice. 0.25: healthy straight hair (Marschner's measured 5–10° R widths).
+    public var longitudinalRoughness: Float
+    /// Azimuthal roughness, 0…1 (Chiang's β_n): how far round the fibre TT and TRT spread.
+    public var azimuthalRoughness: Float
+    /// Cuticle scale tilt (degrees): shifts R toward the root by 2×, TT and TRT toward the tip by 1× and 4×
+    /// (pbrt-v4's default 2°; Marschner measured 2–4°).
+    public var cuticleTiltDegrees: Float
+    /// Keratin's index of refraction (1.55: Marschner et al. 2003).
+    public var indexOfRefraction: Float
+    /// Per-strand spread of melanin, ±fraction: real hair is never one flat colour.
     public var colorVariation: Float
     /// How much hair near the roots is shadowed by the hair above it, 0…1.
     public var rootOcclusion: Float
@@ -25,32 +26,34 @@ public struct HairShading: Sendable, Equatable {
     public var tipFade: Float
 
     /// Every field given; the defaults are those `init(color:)` uses.
-    public init(albedoLinear: Vec3, primaryTint: Vec3, primaryShift: Float = -0.08, secondaryShift: Float = 0.12,
-                primaryExponent: Float = 80, secondaryExponent: Float = 24, specularStrength: Float,
-                colorVariation: Float = 0.3, rootOcclusion: Float = 0.55, tipFade: Float = 0.25) {
-        self.albedoLinear = albedoLinear
-        self.primaryTint = primaryTint
-        self.primaryShift = primaryShift
-        self.secondaryShift = secondaryShift
-        self.primaryExponent = primaryExponent
-        self.secondaryExponent = secondaryExponent
-        self.specularStrength = specularStrength
+    public init(recipe: HairRecipe, longitudinalRoughness: Float = 0.25, azimuthalRoughness: Float = 0.3,
+                cuticleTiltDegrees: Float = 2, indexOfRefraction: Float = HairFiber.indexOfRefraction,
+                colorVariation: Float = 0.25, rootOcclusion: Float = 0.55, tipFade: Float = 0.25) {
+        self.recipe = recipe
+        self.longitudinalRoughness = longitudinalRoughness
+        self.azimuthalRoughness = azimuthalRoughness
+        self.cuticleTiltDegrees = cuticleTiltDegrees
+        self.indexOfRefraction = indexOfRefraction
         self.colorVariation = colorVariation
         self.rootOcclusion = rootOcclusion
         self.tipFade = tipFade
     }
 
     public init(color: HairColor) {
-        let albedo = color.linear
-        // Dark hair shows its surface highlight more; light hair's is swamped by its own bright diffuse.
-        let luminance = 0.2126 * albedo.x + 0.7152 * albedo.y + 0.0722 * albedo.z
-        self.init(albedoLinear: albedo, primaryTint: Vec3(repeating: 0.75) + albedo * 0.25,
-                  specularStrength: 0.24 - 0.12 * min(luminance * 2, 1))
+        self.init(recipe: color.recipe)
+    }
+
+    /// The fibre parameters for one pigment (the shader varies σ_a per strand and along it).
+    public func fiber(_ pigment: HairRecipe.Pigment) -> HairFiber.Parameters {
+        HairFiber.Parameters(sigmaA: pigment.sigmaA, longitudinalRoughness: longitudinalRoughness,
+                             azimuthalRoughness: azimuthalRoughness, cuticleTilt: cuticleTiltDegrees * .pi / 180,
+                             eta: indexOfRefraction)
     }
 }
 
 /// The lights a still is shaded with, in GL view space (+x right, +y up, +z toward the viewer), scaled by
-/// the photo's exposure so hair matches the skin's brightness. Directions need not be unit length (the
+/// the photo's exposure so hair matches the skin's brightness. A light's radiance is its irradiance ÷ π:
+/// what a white diffuse surface facing it shows. Directions need not be unit length (the
 /// renderer normalises them); radiances are linear RGB.
 public struct Lighting: Sendable, Equatable {
     public var keyDirection: Vec3
@@ -60,17 +63,20 @@ public struct Lighting: Sendable, Equatable {
     public var ambientRadiance: Vec3
     /// Multiplies every radiance: 1 for a well exposed photo.
     public var exposure: Float
+    /// How the key light's shadow (the hair's on itself, the head's on the hair) is drawn; nil: none.
+    public var keyShadow: KeyLightShadow?
 
     /// Every field given; the defaults are Coif's portrait lights (`Lighting()`).
     public init(keyDirection: Vec3 = normalize(Vec3(-0.35, 0.65, 0.68)), keyRadiance: Vec3 = Vec3(1.5, 1.45, 1.4),
                 fillDirection: Vec3 = normalize(Vec3(0.7, 0.1, 0.7)), fillRadiance: Vec3 = Vec3(0.35, 0.37, 0.4),
-                ambientRadiance: Vec3 = Vec3(0.3, 0.31, 0.33), exposure: Float = 1) {
+                ambientRadiance: Vec3 = Vec3(0.3, 0.31, 0.33), exposure: Float = 1, keyShadow: KeyLightShadow? = KeyLightShadow()) {
         self.keyDirection = keyDirection
         self.keyRadiance = keyRadiance
         self.fillDirection = fillDirection
         self.fillRadiance = fillRadiance
         self.ambientRadiance = ambientRadiance
         self.exposure = exposure
+        self.keyShadow = keyShadow
     }
 }
 

@@ -25,6 +25,9 @@ public struct PinholeCamera: Sendable, Equatable {
     /// OpenCV camera space → GL view space: flip y and z (GL looks down −z with +y up).
     public static let cameraToView = Mat4.scale(Vec3(1, -1, -1))
 
+    /// A direction in OpenCV camera space as GL view space, or back (the flip is its own inverse).
+    public static func flipCameraAndView(_ direction: Vec3) -> Vec3 { Vec3(direction.x, -direction.y, -direction.z) }
+
     /// GL view space → clip space, matching the intrinsics exactly. NDC y is made to grow *downward*
     /// (ndc_y = 2v/H − 1) so framebuffer row 0 is the photo's top row and readback needs no flip.
     /// The intrinsics count pixels as landmarks do (pixel centres at whole numbers); GL puts centres at
@@ -41,6 +44,11 @@ public struct PinholeCamera: Sendable, Equatable {
     /// Projects a point in OpenCV camera space to pixels (for tests and checks).
     public func project(_ p: Vec3) -> Vec2 {
         Vec2(Float(fx) * p.x / p.z + Float(cx), Float(fy) * p.y / p.z + Float(cy))
+    }
+
+    /// `project(p)`, or nil for a point not in front of the near plane (behind the camera, no image).
+    public func projectInFront(_ p: Vec3) -> Vec2? {
+        Double(p.z) > nearMm ? project(p) : nil
     }
 }
 

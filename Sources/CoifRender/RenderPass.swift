@@ -3,10 +3,10 @@
 // look). HairRenderer.render(_:frame:) runs a list of passes in order; `HairRenderer.standardPasses` builds
 // the list a still or a preview draws:
 //
-//     ClearPass → OccluderDepthPass (still) or HeadShadingPass (preview) → UnderLayerPass? → StrandPass
-//     → ResolvePass (run by readBack(into:) when the list did not)
+//     KeyLightShadowPass? → ClearPass → OccluderDepthPass (still) or HeadShadingPass (preview)
+//     → UnderLayerPass? → StrandPass → ResolvePass (run by readBack(into:) when the list did not)
 //
-// A new pass (a shadow map, the hair's shadowing of itself) is a new type conforming to RenderPass,
+// A new pass is a new type conforming to RenderPass,
 // inserted into or appended to that list: no draw function changes. Passes issue GPU work only through
 // CoifGPU (programs, uniform locations, PipelineState, meshes); this file never calls GL or EGL.
 import CoifCore
@@ -69,8 +69,7 @@ public struct RenderPassContext {
         try bind(target)
         gpu.apply(state)
         program.use()
-        matrices.headToView.set(headToView)
-        matrices.viewToClip.set(viewToClip)
+        matrices.set(headToView: headToView, viewToClip: viewToClip)
     }
 }
 
@@ -146,10 +145,13 @@ public struct UnderLayerPass: RenderPass {
     public var shell: ShellGeometry
     /// How far above the scalp it sits (mm): above the roots, below the strands' volume.
     public var offsetMm: Float
-    public init(target: RenderTarget, shell: ShellGeometry, offsetMm: Float) {
+    /// The key light's map, when this frame drew one: the hair above darkens the key light here.
+    public var shadow: KeyLightShadowMap?
+    public init(target: RenderTarget, shell: ShellGeometry, offsetMm: Float, shadow: KeyLightShadowMap? = nil) {
         self.target = target
         self.shell = shell
         self.offsetMm = offsetMm
+        self.shadow = shadow
     }
     public var label: StaticString { "under-layer" }
 
@@ -157,6 +159,7 @@ public struct UnderLayerPass: RenderPass {
         let p = context.programs.shell
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
         p.offsetMm.set(offsetMm)
+        p.keyShadow.set(shadow)
         shell.mesh.draw()
     }
 }
@@ -167,10 +170,14 @@ public struct StrandPass: RenderPass {
     public var target: RenderTarget
     public var strands: StrandGeometry
     public var widths: StrandWidths
-    public init(target: RenderTarget, strands: StrandGeometry, widths: StrandWidths) {
+    /// The key light's map, when this frame drew one: the key light reaches each point through the hair
+    /// (and head) between.
+    public var shadow: KeyLightShadowMap?
+    public init(target: RenderTarget, strands: StrandGeometry, widths: StrandWidths, shadow: KeyLightShadowMap? = nil) {
         self.target = target
         self.strands = strands
         self.widths = widths
+        self.shadow = shadow
     }
     public var label: StaticString { "strands" }
 
@@ -178,14 +185,10 @@ public struct StrandPass: RenderPass {
         let p = context.programs.strand
         let camera = context.frame.camera
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
-        strands.points.bind(unit: 0)
-        p.points.set(Int32(0))
-        p.pointsPerStrand.set(Int32(strands.pointsPerStrand))
-        p.viewportPx.set(Vec2(Float(camera.widthPx), Float(camera.heightPx)))
+        p.ribbons.set(strands: strands, widths: widths, viewportPx: Vec2(Float(camera.widthPx), Float(camera.heightPx)))
         p.pixelOrigin.set(SIMD2<Int32>(Int32(camera.originPx.x), Int32(camera.originPx.y)))
-        p.rootWidthMm.set(widths.rootMm)
-        p.tipWidthMm.set(widths.tipMm)
         p.samples.set(target.samples)
+        p.keyShadow.set(shadow)
         strands.ribbons.drawTriangles()
     }
 }
@@ -211,6 +214,35 @@ struct HeadSpaceMatrices {
     init(_ program: ShaderProgram) {
         headToView = program.uniform("uHeadToView")
         viewToClip = program.uniform("uViewToClip")
+    }
+
+    /// Sets both (the program in use).
+    func set(headToView: Mat4, viewToClip: Mat4) {
+        self.headToView.set(headToView)
+        self.viewToClip.set(viewToClip)
+    }
+}
+
+/// The uniforms of Shaders/strand_ribbon.glsl, which strand.vert and strand_depth.vert share: the points,
+/// their count a strand, the viewport and the widths.
+struct RibbonUniforms {
+    let points, pointsPerStrand, viewportPx, rootWidthMm, tipWidthMm: UniformLocation
+    init(_ program: ShaderProgram) {
+        points = program.uniform("uPoints")
+        pointsPerStrand = program.uniform("uPointsPerStrand")
+        viewportPx = program.uniform("uViewportPx")
+        rootWidthMm = program.uniform("uRootWidthMm")
+        tipWidthMm = program.uniform("uTipWidthMm")
+    }
+
+    /// Binds `strands`' points to texture unit 0 and sets the rest (the program in use).
+    func set(strands: StrandGeometry, widths: StrandWidths, viewportPx size: Vec2) {
+        strands.points.bind(unit: 0)
+        points.set(Int32(0))
+        pointsPerStrand.set(Int32(strands.pointsPerStrand))
+        viewportPx.set(size)
+        rootWidthMm.set(widths.rootMm)
+        tipWidthMm.set(widths.tipMm)
     }
 }
 
@@ -244,40 +276,54 @@ final class HairPrograms {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
         let offsetMm: UniformLocation
+        let keyShadow: KeyShadowUniforms
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
             offsetMm = program.uniform("uOffsetMm")
+            keyShadow = KeyShadowUniforms(program)
         }
     }
 
     struct Strand {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
-        let points, pointsPerStrand, viewportPx, pixelOrigin: UniformLocation
-        let rootWidthMm, tipWidthMm, samples: UniformLocation
+        let ribbons: RibbonUniforms
+        let pixelOrigin, samples: UniformLocation
+        let keyShadow: KeyShadowUniforms
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
-            points = program.uniform("uPoints")
-            pointsPerStrand = program.uniform("uPointsPerStrand")
-            viewportPx = program.uniform("uViewportPx")
+            ribbons = RibbonUniforms(program)
             pixelOrigin = program.uniform("uPixelOrigin")
-            rootWidthMm = program.uniform("uRootWidthMm")
-            tipWidthMm = program.uniform("uTipWidthMm")
             samples = program.uniform("uSamples")
+            keyShadow = KeyShadowUniforms(program)
+        }
+    }
+
+    /// Strands as depth only, seen from the key light (strand_depth.vert + occluder.frag).
+    struct StrandDepth {
+        let program: ShaderProgram
+        let matrices: HeadSpaceMatrices
+        let ribbons: RibbonUniforms
+        init(_ program: ShaderProgram) {
+            self.program = program
+            matrices = HeadSpaceMatrices(program)
+            ribbons = RibbonUniforms(program)
         }
     }
 
     let occluder: Occluder
     let shell: Shell
     let strand: Strand
+    let strandDepth: StrandDepth
     /// Compiled on first use (previews only).
     var head: Head?
 
-    init(occluder: ShaderProgram, shell: ShaderProgram, strand: ShaderProgram) {
+    init(occluder: ShaderProgram, shell: ShaderProgram, strand: ShaderProgram, strandDepth: ShaderProgram) {
         self.occluder = Occluder(occluder)
         self.shell = Shell(shell)
         self.strand = Strand(strand)
+        self.strandDepth = StrandDepth(strandDepth)
     }
 }

@@ -12,44 +12,54 @@ enum UniformBinding {
     static let lighting = 1
 }
 
-/// HairShading as std140 (`HairShadingBlock`, 64 bytes). The same floats HairShading holds, untouched.
+/// HairShading as std140 (`HairShadingBlock`, 80 bytes): the recipe's three pigments as σ_a, the
+/// roughnesses mapped to the lobe widths (Chiang et al. 2016's mappings, HairFiber), the tilt in radians.
 struct HairShadingBlock: BitwiseCopyable {
-    var albedoLinear: Std140Vec3      //  0
+    var sigmaRoot: Std140Vec3         //  0
     var colorVariation: Float         // 12
-    var primaryTint: Std140Vec3       // 16
-    var primaryShift: Float           // 28
-    var secondaryShift: Float         // 32
-    var primaryExponent: Float        // 36
-    var secondaryExponent: Float      // 40
-    var specularStrength: Float       // 44
-    var rootOcclusion: Float          // 48
-    var tipFade: Float                // 52
-    var padding0: Float = 0           // 56
-    var padding1: Float = 0           // 60
+    var sigmaTip: Std140Vec3          // 16
+    var ombrePosition: Float          // 28
+    var sigmaHighlight: Std140Vec3    // 32
+    var ombreSoftness: Float          // 44
+    var highlightFraction: Float      // 48
+    var longitudinalWidth: Float      // 52
+    var azimuthalScale: Float         // 56
+    var cuticleTilt: Float            // 60
+    var indexOfRefraction: Float      // 64
+    var rootOcclusion: Float          // 68
+    var tipFade: Float                // 72
+    var padding0: Float = 0           // 76
 
     init(_ shading: HairShading) {
-        albedoLinear = Std140Vec3(shading.albedoLinear)
+        let recipe = shading.recipe
+        sigmaRoot = Std140Vec3(recipe.base.sigmaA)
         colorVariation = shading.colorVariation
-        primaryTint = Std140Vec3(shading.primaryTint)
-        primaryShift = shading.primaryShift
-        secondaryShift = shading.secondaryShift
-        primaryExponent = shading.primaryExponent
-        secondaryExponent = shading.secondaryExponent
-        specularStrength = shading.specularStrength
+        sigmaTip = Std140Vec3(recipe.tip.sigmaA)
+        ombrePosition = recipe.ombrePosition
+        sigmaHighlight = Std140Vec3(recipe.highlight.sigmaA)
+        ombreSoftness = recipe.ombreSoftness
+        highlightFraction = recipe.highlightFraction
+        longitudinalWidth = HairFiber.longitudinalWidth(roughness: shading.longitudinalRoughness)
+        azimuthalScale = HairFiber.azimuthalScale(roughness: shading.azimuthalRoughness)
+        cuticleTilt = shading.cuticleTiltDegrees * .pi / 180
+        indexOfRefraction = shading.indexOfRefraction
         rootOcclusion = shading.rootOcclusion
         tipFade = shading.tipFade
     }
 
     /// The GLSL member each field feeds, with its std140 offset (for the layout test).
     static let memberOffsets: [(member: String, offset: Int?)] = [
-        ("uAlbedoLinear", MemoryLayout<Self>.offset(of: \.albedoLinear)),
+        ("uSigmaRoot", MemoryLayout<Self>.offset(of: \.sigmaRoot)),
         ("uColorVariation", MemoryLayout<Self>.offset(of: \.colorVariation)),
-        ("uPrimaryTint", MemoryLayout<Self>.offset(of: \.primaryTint)),
-        ("uPrimaryShift", MemoryLayout<Self>.offset(of: \.primaryShift)),
-        ("uSecondaryShift", MemoryLayout<Self>.offset(of: \.secondaryShift)),
-        ("uPrimaryExponent", MemoryLayout<Self>.offset(of: \.primaryExponent)),
-        ("uSecondaryExponent", MemoryLayout<Self>.offset(of: \.secondaryExponent)),
-        ("uSpecularStrength", MemoryLayout<Self>.offset(of: \.specularStrength)),
+        ("uSigmaTip", MemoryLayout<Self>.offset(of: \.sigmaTip)),
+        ("uOmbrePosition", MemoryLayout<Self>.offset(of: \.ombrePosition)),
+        ("uSigmaHighlight", MemoryLayout<Self>.offset(of: \.sigmaHighlight)),
+        ("uOmbreSoftness", MemoryLayout<Self>.offset(of: \.ombreSoftness)),
+        ("uHighlightFraction", MemoryLayout<Self>.offset(of: \.highlightFraction)),
+        ("uLongitudinalWidth", MemoryLayout<Self>.offset(of: \.longitudinalWidth)),
+        ("uAzimuthalScale", MemoryLayout<Self>.offset(of: \.azimuthalScale)),
+        ("uCuticleTilt", MemoryLayout<Self>.offset(of: \.cuticleTilt)),
+        ("uIndexOfRefraction", MemoryLayout<Self>.offset(of: \.indexOfRefraction)),
         ("uRootOcclusion", MemoryLayout<Self>.offset(of: \.rootOcclusion)),
         ("uTipFade", MemoryLayout<Self>.offset(of: \.tipFade)),
     ]

@@ -30,6 +30,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "Draw over the person's own hair (no parse, no plate): what own-hair removal adds is the difference.")
     var keepOwnHair = false
 
+    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
+    var noShadows = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -47,6 +50,7 @@ struct Bench: ParsableCommand {
             let initMs = monotonicMs() - initStart
             var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
             job.removesOwnHair = !keepOwnHair
+            if noShadows { job.look.lighting.keyShadow = nil }
             let cold = try engine.run(job)
             var warm: [FrameTiming] = []
             for _ in 0..<iterations { warm.append(try engine.run(job).timing) }
@@ -66,6 +70,25 @@ struct Bench: ParsableCommand {
                 recolorStages.append(timing)
             }
 
+            // Each pass alone: a glFinish after every pass and the wall clock around it (timer queries are
+            // not trusted on llvmpipe). Separate runs, so the table above is not slowed by the finishes.
+            engine.renderer.finishesEachPass = true
+            var passMs: [String: [Double]] = [:]
+            var passOrder: [String] = []
+            for _ in 0..<iterations {
+                var timing = FrameTiming()
+                let result = try engine.render([cold.analysis], job: job, timing: &timing)
+                _ = result
+                for (label, ms) in engine.renderer.lastPassMs {
+                    let name = "\(label)"
+                    if passMs[name] == nil { passOrder.append(name) }
+                    passMs[name, default: []].append(ms)
+                }
+                passMs["composite (CPU)", default: []].append(timing[.composite] ?? 0)
+            }
+            engine.renderer.finishesEachPass = false
+            passOrder.append("composite (CPU)")
+
             let t = cold.timing
             print("renderer: \(t.renderer)")
             print("photo: \(photo) (\(t.imageWidth)x\(t.imageHeight)), face \(Int(t.faceWidthPx)) px wide, \(t.strandCount) strands, \(t.segmentCount) segments")
@@ -84,6 +107,11 @@ struct Bench: ParsableCommand {
             print("")
             print(String(format: "whole still:  cold %.1f ms, warm p50 %.1f ms, p95 %.1f ms (n=%d)", t.totalMs, whole.p50Ms, whole.p95Ms, whole.count))
             print(String(format: "recolor (face + pose cached): p50 %.1f ms, p95 %.1f ms (n=%d)", recolor.p50Ms, recolor.p95Ms, recolor.count))
+            print("")
+            print("pass (glFinish after each)   p50 ms")
+            for name in passOrder {
+                print(padded(name, 28) + String(format: " %7.2f", DurationSummary(passMs[name] ?? []).p50Ms))
+            }
         }
     }
 }

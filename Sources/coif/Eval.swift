@@ -9,7 +9,7 @@ import Foundation
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self]
     )
 }
 
@@ -177,6 +177,54 @@ struct EvalOwnHair: ParsableCommand {
             }
             print(String(format: "all (pixel-weighted): hair/hat kept %.1f%%, removed %.1f%%", 100 * weighted(\.labelledHairKept),
                          100 * weighted(\.labelledHairRemoved)))
+        }
+    }
+}
+
+struct EvalReadsAsHair: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reads-as-hair",
+        abstract: "Whether the new hair reads as hair, as the face-parsing network sees the output.",
+        discussion: "Per photo and style (own hair removed): of the pixels the new style covers (its matte >= 0.5), the share the network labels hair, hat, background and skin in the composite."
+    )
+    @Argument(help: "Photos (the largest face of each).")
+    var photos: [String]
+
+    @Option(help: "Comma-separated styles (default: every catalog style).")
+    var styles: String?
+
+    @Option(help: "The new hair's colour.")
+    var color: HairColor = try! HairColor.parse("auburn")
+
+    @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
+    var imagesDirectory: String?
+
+    @Flag(help: "Print the rows as JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let engine = try TryOnEngine(logger: global.makeLogger())
+            let names = styles.map { $0.split(separator: ",").map(String.init) } ?? engine.styles.names
+            if !json { print("photo                      style           hair px    hair      hat   backgr.    skin   head  lens") }
+            let rows = try ReadsAsHairEvaluation.run(engine: engine, photos: photos, styles: names, color: color,
+                                                     outputDirectory: imagesDirectory) { r in
+                guard !json else { return }
+                print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %8d %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %5.2f %5.2f",
+                      r.hairPixels, 100 * r.labelledHair, 100 * r.labelledHat, 100 * r.labelledBackground, 100 * r.labelledSkin,
+                      r.headScale, r.focalFactor))
+            }
+            if json { try printJSON(rows); return }
+            var byStyle: [String: [ReadsAsHairMeasurement]] = [:]
+            for r in rows { byStyle[r.style, default: []].append(r) }
+            for name in names {
+                guard let group = byStyle[name], !group.isEmpty else { continue }
+                let mean = group.reduce(0) { $0 + $1.labelledHair } / Double(group.count)
+                let worst = group.map(\.labelledHair).min() ?? 0
+                print(padded(name, 14) + String(format: " hair: mean %5.1f%%, worst %5.1f%%", 100 * mean, 100 * worst))
+            }
         }
     }
 }

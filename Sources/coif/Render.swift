@@ -57,6 +57,12 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")
     var keepOwnHair = false
 
+    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
+    var noShadows = false
+
+    @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face's shading.")
+    var studioLight = false
+
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
 
@@ -94,6 +100,8 @@ struct Render: ParsableCommand {
         job.detail = detail
         job.strands = strands
         job.removesOwnHair = !keepOwnHair
+        if noShadows { job.look.lighting.keyShadow = nil }
+        job.lightsFromPhoto = !studioLight
         return job
     }
 }

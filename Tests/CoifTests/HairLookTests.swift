@@ -12,12 +12,11 @@ final class HairLookTests: XCTestCase {
         XCTAssertEqual(look.lighting, Lighting())
         XCTAssertEqual(look, HairLook(shading: HairShading(color: color), lighting: Lighting(), name: "auburn"))
         let derived = look.shading
-        let spelled = HairShading(albedoLinear: derived.albedoLinear, primaryTint: derived.primaryTint,
-                                  primaryShift: -0.08, secondaryShift: 0.12, primaryExponent: 80, secondaryExponent: 24,
-                                  specularStrength: derived.specularStrength, colorVariation: 0.3, rootOcclusion: 0.55, tipFade: 0.25)
+        let spelled = HairShading(recipe: color.recipe, longitudinalRoughness: 0.25, azimuthalRoughness: 0.3,
+                                  cuticleTiltDegrees: 2, indexOfRefraction: 1.55, colorVariation: 0.25,
+                                  rootOcclusion: 0.55, tipFade: 0.25)
         XCTAssertEqual(spelled, derived)
-        XCTAssertEqual(HairShading(albedoLinear: derived.albedoLinear, primaryTint: derived.primaryTint,
-                                   specularStrength: derived.specularStrength), derived)
+        XCTAssertEqual(HairShading(recipe: color.recipe), derived)
         XCTAssertEqual(Lighting(keyDirection: normalize(Vec3(-0.35, 0.65, 0.68)), keyRadiance: Vec3(1.5, 1.45, 1.4),
                                 fillDirection: normalize(Vec3(0.7, 0.1, 0.7)), fillRadiance: Vec3(0.35, 0.37, 0.4),
                                 ambientRadiance: Vec3(0.3, 0.31, 0.33), exposure: 1), Lighting())
@@ -25,13 +24,11 @@ final class HairLookTests: XCTestCase {
 
     func testEveryFieldIsSettable() throws {
         var look = HairLook(color: try HairColor.parse("black"))
-        look.shading.albedoLinear = Vec3(0.1, 0.2, 0.3)
-        look.shading.primaryTint = Vec3(1, 1, 1)
-        look.shading.primaryShift = -0.1
-        look.shading.secondaryShift = 0.1
-        look.shading.primaryExponent = 60
-        look.shading.secondaryExponent = 20
-        look.shading.specularStrength = 0.2
+        look.shading.recipe = HairRecipe(melanin: 0.3, redness: 0.5)
+        look.shading.longitudinalRoughness = 0.3
+        look.shading.azimuthalRoughness = 0.4
+        look.shading.cuticleTiltDegrees = 3
+        look.shading.indexOfRefraction = 1.5
         look.shading.colorVariation = 0
         look.shading.rootOcclusion = 0.5
         look.shading.tipFade = 0.2

@@ -60,7 +60,7 @@ final class RenderPassTests: XCTestCase {
         XCTAssertGreaterThan(stride(from: 3, to: drawn.rgba.count, by: 4).filter { drawn.rgba[$0] > 0 }.count, 100)
 
         let passes = r.standardPasses(occluder: scene.occluder, shell: scene.shell, strands: scene.strands, widths: scene.widths)
-        XCTAssertEqual(passes.map { "\($0.label)" }, ["clear", "occluder depth", "under-layer", "strands"])
+        XCTAssertEqual(passes.map { "\($0.label)" }, ["key-light shadow", "clear", "occluder depth", "under-layer", "strands"])
         try r.render(passes, frame: scene.frame)
         XCTAssertEqual(try scene.readBack().rgba, drawn.rgba, "render(standardPasses) is what draw() runs")
 
@@ -139,7 +139,7 @@ final class RenderPassTests: XCTestCase {
     /// binding the renderer binds, and are at least as large as the block.
     func testUniformBlockStructsMatchTheLinkersLayout() throws {
         let context = try Self.makeContext()
-        XCTAssertEqual(MemoryLayout<HairShadingBlock>.size, 64)
+        XCTAssertEqual(MemoryLayout<HairShadingBlock>.size, 80)
         XCTAssertEqual(MemoryLayout<LightingBlock>.size, 80)
         XCTAssertEqual(MemoryLayout<Std140Vec3>.size, 12)
         let strand = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
@@ -222,11 +222,11 @@ final class RenderPassTests: XCTestCase {
         }
         let total = try XCTUnwrap(r.lastFrameGPUMs, "three frames in a row disjoint")
         XCTAssertTrue(total.isFinite && total >= 0, "\(total)")
-        XCTAssertEqual(timer.lastIntervalCount, 5, "clear, occluder, under-layer, strands, and the resolve readBack ran")
+        XCTAssertEqual(timer.lastIntervalCount, 6, "key-light shadow, clear, occluder, under-layer, strands, and the resolve readBack ran")
         let parts = (0..<timer.lastIntervalCount).compactMap { timer.lastIntervalMs($0) }
-        XCTAssertEqual(parts.count, 5)
+        XCTAssertEqual(parts.count, 6)
         XCTAssertEqual(parts.reduce(0, +), total, accuracy: 1e-9)
-        XCTAssertNil(timer.lastIntervalMs(5))
+        XCTAssertNil(timer.lastIntervalMs(6))
     }
 
     // MARK: - Layering

@@ -149,6 +149,7 @@ final class TryOnTests: XCTestCase {
             engine.cropsToHair = true
             let cropped = try engine.render(analysis: analysis, style: style, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
             var hairOutside = 0, differing = 0, differingOutside = 0
+            let hairPixels = whole.images.matte.pixels.reduce(0) { $0 + ($1 > 0 ? 1 : 0) }
             for y in 0..<image.height {
                 for x in 0..<image.width {
                     let inside = x >= region.x && x < region.x + region.width && y >= region.y && y < region.y + region.height
@@ -162,7 +163,10 @@ final class TryOnTests: XCTestCase {
             }
             XCTAssertEqual(hairOutside, 0, "\(style): hair outside the crop \(region)")
             XCTAssertEqual(differingOutside, 0, "\(style)")
-            XCTAssertLessThan(Double(differing) / Double(image.width * image.height), 0.02, "\(style): \(differing) pixels differ")
+            // Inside the crop the picture is the whole frame's up to the rasteriser's rounding of moved window
+            // coordinates (a strand's dither comes from the photo pixel and a flat per-strand number): 0-15
+            // pixels a style measured; a shifted crop or a dither keyed to the target differs on a third.
+            XCTAssertLessThan(Double(differing) / Double(max(hairPixels, 1)), 0.01, "\(style): \(differing) of \(hairPixels) hair pixels differ")
         }
     }
 

@@ -1,0 +1,34 @@
+// The key light's transmittance at a head-space point, from the key light's depth map (KeyLightShadow.swift
+// says why a depth map read as thickness). uKeyShadowOn 0: no map this frame, transmittance 1.
+// Include after the precision lines.
+
+uniform highp sampler2D uKeyShadowMap;  // depth in [0, 1] of the first surface the light meets
+uniform mat4 uHeadToKeyLight;           // head space → the light's clip space
+uniform float uKeyShadowDepthMm;        // mm per unit of stored depth
+uniform float uKeyShadowBiasMm;         // thickness a strand gives itself
+uniform int uKeyShadowOn;
+
+// The thickness of hair (mm) between the key light and `positionHead`, averaged as transmittance over the
+// 2×2 texels around it (bilinear weights): exp(-σ t) for each extinction in `sigma` (x: single scattering,
+// y: multiple scattering).
+vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
+    if (uKeyShadowOn == 0) return vec2(1.0);
+    vec4 p = uHeadToKeyLight * vec4(positionHead, 1.0);
+    vec2 uv = p.xy * 0.5 + 0.5;
+    float depth = p.z * 0.5 + 0.5;
+    ivec2 size = textureSize(uKeyShadowMap, 0);
+    vec2 texel = uv * vec2(size) - 0.5;
+    ivec2 base = ivec2(floor(texel));
+    vec2 f = texel - floor(texel);
+    vec2 sum = vec2(0.0);
+    for (int j = 0; j < 2; ++j) {
+        for (int i = 0; i < 2; ++i) {
+            ivec2 at = clamp(base + ivec2(i, j), ivec2(0), size - 1);
+            float first = texelFetch(uKeyShadowMap, at, 0).r;
+            float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
+            float w = (i == 1 ? f.x : 1.0 - f.x) * (j == 1 ? f.y : 1.0 - f.y);
+            sum += w * exp(-sigma * thickness);
+        }
+    }
+    return sum;
+}

@@ -1,0 +1,63 @@
+// ShadowMap: a single-sample depth texture seen from a light, drawn by a depth-only pass and then read
+// (as plain depth values, not through a comparison sampler) by the passes it shadows. They read depth
+// itself because hair's shadow is not a yes/no test: the distance a point lies behind the first surface
+// the light meets becomes the thickness of hair the light crossed (see Shaders/key_shadow.glsl).
+// Square, allocated once at its size; 32-bit float depth so the thickness is exact to well under a
+// millimetre across a head-sized range.
+import CEGL
+import CoifCore
+
+public final class ShadowMap {
+    public let sizePx: Int
+    private var framebuffer: GLuint = 0
+    private var depthTexture: GLuint = 0
+    private let context: GPUContext
+
+    public init(context: GPUContext, sizePx: Int) throws {
+        self.context = context
+        self.sizePx = sizePx
+        context.ensureCurrent()
+        glGenTextures(1, &depthTexture)
+        glBindTexture(GLenum(GL_TEXTURE_2D), depthTexture)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_DEPTH_COMPONENT32F), GLsizei(sizePx), GLsizei(sizePx))
+        // Read with texelFetch; nearest and no comparison so a fetch returns the stored depth.
+        for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
+        }
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_COMPARE_MODE), GL_NONE)
+        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+        glGenFramebuffers(1, &framebuffer)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_ATTACHMENT), GLenum(GL_TEXTURE_2D), depthTexture, 0)
+        var none = GLenum(GL_NONE)
+        glDrawBuffers(1, &none)
+        glReadBuffer(GLenum(GL_NONE))
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        if status != GLenum(GL_FRAMEBUFFER_COMPLETE) {
+            throw CoifError.gpuUnavailable(reason: "framebuffer (shadow map, depth 32F \(sizePx)²) incomplete: 0x\(String(status, radix: 16))")
+        }
+    }
+
+    deinit {
+        context.ensureCurrent()
+        glDeleteFramebuffers(1, &framebuffer)
+        glDeleteTextures(1, &depthTexture)
+    }
+
+    /// Bytes of GPU memory the map holds.
+    public var byteCount: Int { sizePx * sizePx * 4 }
+
+    /// Binds the map for drawing, its whole square the viewport. Clear it before drawing.
+    public func bindForDrawing() {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glViewport(0, 0, GLsizei(sizePx), GLsizei(sizePx))
+    }
+
+    /// Binds the depth texture to texture `unit` for reading.
+    public func bind(unit: Int32) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit))
+        glBindTexture(GLenum(GL_TEXTURE_2D), depthTexture)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+    }
+}

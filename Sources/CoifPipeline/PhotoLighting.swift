@@ -1,0 +1,209 @@
+// PhotoLighting: the light the photo was taken in, read from the shading of the person's face, so the new
+// hair is lit as the face is (a warm room gives warm hair, a light from the left lights the left).
+//
+// Method. Coif's head, posed and sized as the hair is, gives a normal at each of its vertices that lands on
+// the face's skin in the photo (the parse's skin and nose classes; without a parse, inside the landmarks'
+// jaw-and-brow outline, darkest fifth and brightest twentieth dropped for eyes, brows and shine). The
+// linear colour there, averaged over 3×3 pixels, is fitted per channel with first-order spherical
+// harmonics, I(n) = c₀ + c₁·n (Ramamoorthi & Hanrahan 2001: a Lambertian surface's shading is within a few
+// percent of its order-2 expansion; a face's normals cover one hemisphere, so order 1 is what they
+// determine). The dominant direction is the luminance's c₁. Along it the skin is fitted again as
+// ambient + key·max(0, n·d), which turns the light into Coif's two terms: the key's share of the light,
+// its direction, and one colour for both.
+//
+// What the skin cannot say: its own albedo. Brightness is therefore kept at Coif's tuned portrait lights
+// on the same normals, moved toward the photo's only by the square root of the skin's luminance over a
+// typical skin's (0.75…1.05): a dark photo darkens the hair a little, a dark skin in good light not much,
+// and a bright one never lightens it much past the colour its name promises.
+// The colour is the skin's chroma over a typical skin's beyond the ±15% that skins differ by, at half
+// strength and within ±20% per channel, for the same reason (a ruddy or pale face is not a coloured
+// light; a tungsten-lit one is).
+import CoifCore
+import CoifGroom
+import CoifRender
+import CoifVision
+
+public struct PhotoLightEstimate: Sendable, Equatable {
+    /// Order-1 spherical harmonics of the skin's linear colour per channel: [c₀, c₁x, c₁y, c₁z] (OpenCV
+    /// camera space: +x right, +y down, +z away from the camera).
+    public var harmonics: [SIMD4<Float>]
+    /// Toward the dominant light, OpenCV camera space.
+    public var dominantDirection: Vec3
+    /// The key's share of the light on a surface facing it, 0…1 (the rest is ambient).
+    public var keyShare: Float
+    /// The light's colour, luminance 1.
+    public var color: Vec3
+    /// Brightness relative to Coif's portrait lights.
+    public var exposure: Float
+    /// How many head vertices were read from the photo.
+    public var sampleCount: Int
+
+    /// Below this many skin samples the photo says too little: Coif's portrait lights stay.
+    static let minimumSamples = 40
+    /// A typical skin's linear albedo, for the colour and exposure priors above: the mean of the
+    /// ColorChecker's "dark skin" and "light skin" patches (sRGB 115,82,68 and 194,150,130), linearised.
+    static let typicalSkin = Vec3(0.355, 0.195, 0.141)
+    static let rec709Luminance = Vec3(0.2126, 0.7152, 0.0722)
+    /// How far a skin's chroma may sit from the typical one, per channel, before it counts as a colour cast.
+    static let skinSpread: Float = 1.15
+    /// How far the skin may move the exposure from Coif's portrait lights.
+    static let exposureRange: ClosedRange<Float> = 0.75...1.05
+
+    /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
+    /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
+    public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {
+        let image = analysis.frame.image
+        let camera = analysis.camera
+        let toCamera = analysis.headToCamera
+        let classes = analysis.ownHair?.classes
+        let outline = classes == nil ? faceOutline(analysis.chosen.landmarks) : []
+        var samples: [(normal: Vec3, color: Vec3)] = []
+        samples.reserveCapacity(1024)
+        for (vertex, normal) in zip(head.vertices, normals) {
+            let p = toCamera.transformPoint(vertex)
+            let n = normalize(toCamera.transformPoint(vertex + normal) - p)
+            guard dot(n, normalize(-p)) > 0.2, let pixel = camera.projectInFront(p) else { continue }
+            let x = Int(pixel.x.rounded()), y = Int(pixel.y.rounded())
+            guard x >= 1, y >= 1, x < image.width - 1, y < image.height - 1 else { continue }
+            if let classes {
+                let label = classes[y * image.width + x]
+                guard label == OwnHair.skin || label == 10 else { continue }  // 10: nose
+            } else if !contains(outline, Vec2(Float(x), Float(y))) {
+                continue
+            }
+            samples.append((n, meanLinear(image, x: x, y: y)))
+        }
+        if classes == nil {
+            // No parse: eyes, brows, lips and shine are in the outline too. Drop the darkest fifth and the
+            // brightest twentieth by luminance.
+            samples.sort { dot($0.color, rec709Luminance) < dot($1.color, rec709Luminance) }
+            let count = samples.count
+            samples = Array(samples[(count / 5)..<(count - count / 20)])
+        }
+        guard samples.count >= minimumSamples else { return nil }
+
+        // Order-1 harmonics per channel, least squares.
+        let basis: [[Double]] = samples.map { [1, Double($0.normal.x), Double($0.normal.y), Double($0.normal.z)] }
+        var harmonics: [SIMD4<Float>] = []
+        for c in 0..<3 {
+            let channel: [Double] = samples.map { Double($0.color[c]) }
+            let x = solveLeastSquares(basis, channel)
+            harmonics.append(SIMD4<Float>(Float(x[0]), Float(x[1]), Float(x[2]), Float(x[3])))
+        }
+        let r: SIMD4<Float> = harmonics[0] * rec709Luminance.x
+        let g: SIMD4<Float> = harmonics[1] * rec709Luminance.y
+        let b: SIMD4<Float> = harmonics[2] * rec709Luminance.z
+        let luminanceHarmonics = r + g + b
+        let gradient = Vec3(luminanceHarmonics.y, luminanceHarmonics.z, luminanceHarmonics.w)
+        // A face lit evenly has no direction to speak of: Coif's key direction then (camera space).
+        let studioKey = PinholeCamera.flipCameraAndView(Lighting().keyDirection)
+        let direction = length(gradient) > 1e-4 * max(luminanceHarmonics.x, 1e-4) ? normalize(gradient) : studioKey
+
+        // Ambient + key along that direction, luminance.
+        let keyBasis: [[Double]] = samples.map { [1, Double(max(dot($0.normal, direction), 0))] }
+        let luminances: [Double] = samples.map { Double(dot($0.color, rec709Luminance)) }
+        let fit = solveLeastSquares(keyBasis, luminances)
+        let ambient = max(Float(fit[0]), 0), key = max(Float(fit[1]), 0)
+        let keyShare = min(max(key / max(key + ambient, 1e-6), 0.2), 0.9)
+
+        // Colour: the skin's mean chroma over a typical skin's, half strength, ±20%.
+        let mean = samples.reduce(Vec3.zero) { $0 + $1.color } / Float(samples.count)
+        let meanLuminance = max(dot(mean, rec709Luminance), 1e-6)
+        var color = Vec3(1, 1, 1)
+        for c in 0..<3 {
+            let ratio = (mean[c] / meanLuminance) / (typicalSkin[c] / dot(typicalSkin, rec709Luminance))
+            // Skins differ from the typical one by up to ~15% per channel in good light: only what lies
+            // beyond that band is taken as the light's colour.
+            let cast = ratio / min(max(ratio, 1 / skinSpread), skinSpread)
+            color[c] = min(max(cast.squareRoot(), 0.8), 1.2)
+        }
+        color /= dot(color, rec709Luminance)
+
+        // Exposure: the skin's luminance over a typical skin's under Coif's lights on the same normals.
+        let studio = Lighting()
+        var studioLuminance: Float = 0
+        for sample in samples {
+            let n = PinholeCamera.flipCameraAndView(sample.normal)
+            let irradiance = studio.keyRadiance * max(dot(n, normalize(studio.keyDirection)), 0)
+                + studio.fillRadiance * max(dot(n, normalize(studio.fillDirection)), 0) + studio.ambientRadiance
+            studioLuminance += dot(irradiance * typicalSkin, rec709Luminance)
+        }
+        studioLuminance /= Float(samples.count)
+        let exposure = min(max((meanLuminance / max(studioLuminance, 1e-6)).squareRoot(), exposureRange.lowerBound), exposureRange.upperBound)
+        return PhotoLightEstimate(harmonics: harmonics, dominantDirection: direction, keyShare: keyShare, color: color,
+                                  exposure: exposure, sampleCount: samples.count)
+    }
+
+    /// Coif's lights as the photo's: the key along the dominant direction with its share, the rest ambient,
+    /// one colour, carrying as much light over the whole sphere of directions as Coif's portrait lights do
+    /// (a clamped cosine averages 1/4 over the sphere, ambient 1), times `exposure`: hair faces every way,
+    /// so a frontal key does not brighten it overall, it only moves the light. The key's shadow settings
+    /// are `base`'s.
+    public func lighting(base: Lighting = Lighting()) -> Lighting {
+        let studio = Lighting()
+        let studioTotal = (dot(studio.keyRadiance, Self.rec709Luminance) + dot(studio.fillRadiance, Self.rec709Luminance)) * 0.25
+            + dot(studio.ambientRadiance, Self.rec709Luminance)
+        let perUnit = keyShare * 0.25 + (1 - keyShare)
+        let scale = exposure * studioTotal / perUnit
+        var lighting = base
+        lighting.keyDirection = PinholeCamera.flipCameraAndView(dominantDirection)
+        lighting.keyRadiance = color * (keyShare * scale)
+        lighting.fillRadiance = .zero
+        lighting.ambientRadiance = color * ((1 - keyShare) * scale)
+        return lighting
+    }
+
+    /// The landmarks' jaw (0–16) and brows (26 back to 17) as one closed outline.
+    static func faceOutline(_ landmarks: [Vec2]) -> [Vec2] {
+        guard landmarks.count >= 27 else { return [] }
+        return Array(landmarks[0...16]) + landmarks[17...26].reversed()
+    }
+
+    /// Even-odd point-in-polygon.
+    static func contains(_ polygon: [Vec2], _ p: Vec2) -> Bool {
+        var inside = false
+        var j = polygon.count - 1
+        for i in polygon.indices {
+            let a = polygon[i], b = polygon[j]
+            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
+
+    /// The 3×3 mean around (x, y), linear RGB.
+    static func meanLinear(_ image: PixelImage, x: Int, y: Int) -> Vec3 {
+        var sum = Vec3.zero
+        for dy in -1...1 {
+            for dx in -1...1 {
+                let i = ((y + dy) * image.width + (x + dx)) * image.channels
+                sum += Vec3(srgbToLinear(Float(image.pixels[i]) / 255), srgbToLinear(Float(image.pixels[i + 1]) / 255),
+                            srgbToLinear(Float(image.pixels[i + 2]) / 255))
+            }
+        }
+        return sum / 9
+    }
+}
+
+/// Least squares by the normal equations (Gaussian elimination with partial pivoting); a few unknowns,
+/// well conditioned here (normals spread over a face). Zeros where the system is singular.
+func solveLeastSquares(_ rows: [[Double]], _ values: [Double]) -> [Double] {
+    let n = rows.first?.count ?? 0
+    var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
+    for (row, value) in zip(rows, values) {
+        for i in 0..<n {
+            for j in 0..<n { a[i][j] += row[i] * row[j] }
+            a[i][n] += row[i] * value
+        }
+    }
+    for column in 0..<n {
+        let pivot = (column..<n).max { abs(a[$0][column]) < abs(a[$1][column]) }!
+        guard abs(a[pivot][column]) > 1e-12 else { return [Double](repeating: 0, count: n) }
+        a.swapAt(column, pivot)
+        for row in 0..<n where row != column {
+            let f = a[row][column] / a[column][column]
+            for k in column...n { a[row][k] -= f * a[column][k] }
+        }
+    }
+    return (0..<n).map { a[$0][n] / a[$0][$0] }
+}

@@ -1,0 +1,108 @@
+// KeyLightShadowTests: the key light's depth map on a real EGL context. The head's shadow takes the key
+// light off hair behind it, a strand between the light and another darkens the other and not itself,
+// coverage never changes, and the light's projection holds the scene's sphere.
+import CoifAssets
+import CoifCore
+import CoifGPU
+import CoifGroom
+@testable import CoifRender
+import XCTest
+
+final class KeyLightShadowTests: XCTestCase {
+    let camera = PinholeCamera(widthPx: 64, heightPx: 64, fx: 80, fy: 80, cx: 31.5, cy: 31.5)
+    /// Frontal: head space's x, y, z are the view's (up to the translation).
+    let headToCamera = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 300))
+    let widths = StrandWidths(rootMm: 6, tipMm: 6)
+
+    private func render(_ renderer: HairRenderer, head: OccluderGeometry, strands: StrandGeometry, lighting: Lighting) throws -> HairLayer {
+        try renderer.draw(camera: camera, headToCamera: headToCamera, occluder: head, shell: nil, strands: strands, widths: widths,
+                          shading: HairShading(color: try HairColor.parse("blonde")), lighting: lighting)
+        var layer = HairLayer()
+        try renderer.readBack(into: &layer)
+        return layer
+    }
+
+    private func makeRenderer() throws -> HairRenderer {
+        try HairRenderer(context: try RenderPassTests.makeContext(), shaderSource: { Assets.text("Shaders/" + $0) })
+    }
+
+    /// Mean premultiplied RGB sum and covered pixel count over the columns `columns`.
+    private func radiance(_ layer: HairLayer, columns: Range<Int>) -> (sum: Float, covered: Int) {
+        var sum: Float = 0, covered = 0
+        for y in 0..<layer.height {
+            for x in columns {
+                let i = (y * layer.width + x) * 4
+                if layer.rgba[i + 3] > 0 { covered += 1 }
+                sum += layer.rgba[i] + layer.rgba[i + 1] + layer.rgba[i + 2]
+            }
+        }
+        return (sum, covered)
+    }
+
+    /// A key light straight behind the head: the head stands between it and strands in front of the face,
+    /// so with shadows the picture is the one with no key light at all; without, the key's light shows.
+    func testTheHeadShadowsHairFromALightBehindIt() throws {
+        let renderer = try makeRenderer()
+        let head = renderer.upload(head: HeadModel(vertices: [Vec3(-80, -80, 0), Vec3(80, -80, 0), Vec3(0, 90, 0)], indices: [0, 1, 2],
+                                                   scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68)))
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [
+            Vec3(-10, 40, 40), Vec3(-8, 0, 40), Vec3(-6, -40, 40), Vec3(10, 40, 40), Vec3(8, 0, 40), Vec3(6, -40, 40),
+        ]), seed: 3)
+        var lighting = Lighting(keyDirection: Vec3(0, 0.2, -1), keyRadiance: Vec3(4, 4, 4))
+        let shadowed = try render(renderer, head: head, strands: strands, lighting: lighting)
+        lighting.keyShadow = nil
+        let open = try render(renderer, head: head, strands: strands, lighting: lighting)
+        lighting.keyRadiance = .zero
+        let unlit = try render(renderer, head: head, strands: strands, lighting: lighting)
+        let all = 0..<camera.widthPx
+        XCTAssertEqual(radiance(shadowed, columns: all).covered, radiance(open, columns: all).covered, "shadows change colour, not coverage")
+        XCTAssertGreaterThan(radiance(shadowed, columns: all).covered, 50)
+        XCTAssertEqual(radiance(shadowed, columns: all).sum, radiance(unlit, columns: all).sum, accuracy: radiance(unlit, columns: all).sum * 0.01)
+        XCTAssertGreaterThan(radiance(open, columns: all).sum, radiance(unlit, columns: all).sum * 1.2, "the back light shows without shadows")
+    }
+
+    /// A light from the subject's right-hand side (-x): the strand at -x stands between it and the one at
+    /// +x. The far strand darkens; the near one keeps its light (a strand does not shadow itself).
+    func testAStrandShadowsTheStrandBehindItAndNotItself() throws {
+        let renderer = try makeRenderer()
+        let head = renderer.upload(head: HeadModel(vertices: [Vec3(-5, -5, -200), Vec3(5, -5, -200), Vec3(0, 5, -200)], indices: [0, 1, 2],
+                                                   scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68)))
+        // Each "strand" a dense sheet of parallel strands (a clump) 20 mm across in z, so the light crosses
+        // real thickness.
+        var positions: [Vec3] = []
+        for x: Float in [-25, 25] {
+            for k in 0..<10 {
+                let z = 30 + Float(k) * 2
+                positions += [Vec3(x, 40, z), Vec3(x, 0, z), Vec3(x, -40, z)]
+            }
+        }
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 5)
+        var lighting = Lighting(keyDirection: Vec3(-1, 0, 0.05), fillRadiance: .zero, ambientRadiance: .zero)
+        let shadowed = try render(renderer, head: head, strands: strands, lighting: lighting)
+        lighting.keyShadow = nil
+        let open = try render(renderer, head: head, strands: strands, lighting: lighting)
+        let near = 0..<(camera.widthPx / 2), far = (camera.widthPx / 2)..<camera.widthPx
+        XCTAssertGreaterThan(radiance(open, columns: far).covered, 30)
+        XCTAssertLessThan(radiance(shadowed, columns: far).sum, radiance(open, columns: far).sum * 0.3, "the far clump is in the near one's shadow")
+        XCTAssertGreaterThan(radiance(shadowed, columns: near).sum, radiance(open, columns: near).sum * 0.5, "the near clump is lit")
+    }
+
+    /// The light's projection puts the sphere it was made for inside the clip cube, nearest the light at
+    /// depth −1, and its depth range is the sphere's diameter.
+    func testTheLightViewHoldsItsSphere() {
+        let headToView = PinholeCamera.cameraToView * headToCamera
+        let center = Vec3(5, 20, -10), radius: Float = 150
+        let view = KeyLightView(keyDirectionView: Vec3(-0.35, 0.65, 0.68), headToView: headToView, center: center, radius: radius)
+        let toLight = normalize(Vec3(-0.35, 0.65, 0.68))  // frontal: head directions are view directions
+        let nearest = view.headToLightClip * Vec4(center.x + toLight.x * radius, center.y + toLight.y * radius, center.z + toLight.z * radius, 1)
+        let farthest = view.headToLightClip * Vec4(center.x - toLight.x * radius, center.y - toLight.y * radius, center.z - toLight.z * radius, 1)
+        XCTAssertEqual(nearest.z, -1, accuracy: 1e-4)
+        XCTAssertEqual(farthest.z, 1, accuracy: 1e-4)
+        XCTAssertEqual(view.depthRangeMm, 2 * radius)
+        for direction in [Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1), normalize(Vec3(1, -1, 1))] {
+            let p = center + direction * radius
+            let clip = view.headToLightClip * Vec4(p.x, p.y, p.z, 1)
+            XCTAssertLessThanOrEqual(max(abs(clip.x), abs(clip.y), abs(clip.z)), 1.0001)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// PhotoLightingTests: the light read from a real face (astronaut.png through the real engine) follows
+// the photo: mirrored, the light's side flips; tinted warm, the light warms; darkened, the exposure drops.
+import CoifCore
+@testable import CoifPipeline
+import CoifRender
+import XCTest
+
+final class PhotoLightingTests: XCTestCase {
+    private func estimate(_ analysis: PhotoAnalysis, engine: TryOnEngine) throws -> PhotoLightEstimate {
+        try XCTUnwrap(PhotoLightEstimate.estimate(analysis, head: engine.head,
+                                                  normals: vertexNormals(vertices: engine.head.vertices, indices: engine.head.indices)))
+    }
+
+    /// The same photo with every pixel's linear colour multiplied by `gain`.
+    private func scaled(_ frame: Frame, gain: Vec3) -> Frame {
+        var copy = frame
+        let pixels = frame.image.pixels
+        for i in stride(from: 0, to: pixels.count, by: 3) {
+            for c in 0..<3 {
+                let linear = srgbToLinear(Float(pixels[i + c]) / 255) * gain[c]
+                copy.image.pixels[i + c] = UInt8((linearToSrgb(min(linear, 1)) * 255).rounded())
+            }
+        }
+        return copy
+    }
+
+    func testTheLightFollowsThePhoto() throws {
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let original = try estimate(analysis, engine: engine)
+        XCTAssertGreaterThan(original.sampleCount, 100)
+        XCTAssertEqual(dot(original.color, PhotoLightEstimate.rec709Luminance), 1, accuracy: 1e-4)
+        XCTAssertTrue((0.2...0.9).contains(original.keyShare), "\(original.keyShare)")
+        XCTAssertGreaterThan(abs(original.dominantDirection.x), 0.1, "the astronaut's light comes from one side")
+
+        // Mirrored (and analysed again): the light's side flips.
+        var mirror = analysis.frame
+        let image = analysis.frame.image
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                for c in 0..<3 {
+                    mirror.image.pixels[(y * image.width + x) * 3 + c] = image.pixels[(y * image.width + image.width - 1 - x) * 3 + c]
+                }
+            }
+        }
+        let mirrored = try estimate(try XCTUnwrap(engine.analyse(mirror, timing: &timing).first), engine: engine)
+        XCTAssertLessThan(original.dominantDirection.x * mirrored.dominantDirection.x, 0, "\(original.dominantDirection) \(mirrored.dominantDirection)")
+        XCTAssertEqual(abs(mirrored.dominantDirection.x), abs(original.dominantDirection.x), accuracy: 0.15)
+
+        // A warm cast (tungsten-like: red up, blue down) on the same face: the light warms.
+        var warm = analysis
+        warm.frame = scaled(analysis.frame, gain: Vec3(1.3, 1, 0.6))
+        let warmed = try estimate(warm, engine: engine)
+        XCTAssertGreaterThan(warmed.color.x / warmed.color.z, original.color.x / original.color.z * 1.15, "\(original.color) → \(warmed.color)")
+
+        // Darker by half: the exposure drops (the skin alone cannot tell albedo from light, so it moves by
+        // the square root, within its range).
+        var dark = analysis
+        dark.frame = scaled(analysis.frame, gain: Vec3(repeating: 0.35))
+        let darkened = try estimate(dark, engine: engine)
+        XCTAssertLessThan(darkened.exposure, original.exposure - 0.05, "\(original.exposure) → \(darkened.exposure)")
+        XCTAssertEqual(darkened.dominantDirection.x, original.dominantDirection.x, accuracy: 0.05, "brightness does not move the light")
+    }
+
+    /// The lights made from an estimate: key along the estimate's direction in view space, its share of
+    /// key + ambient, one colour, no fill; the shadow settings kept from the base.
+    func testLightingFromAnEstimate() {
+        let estimate = PhotoLightEstimate(harmonics: [], dominantDirection: normalize(Vec3(0.3, -0.5, -0.8)), keyShare: 0.6,
+                                          color: Vec3(1.1, 0.98, 0.85), exposure: 1, sampleCount: 100)
+        var base = Lighting()
+        base.keyShadow = KeyLightShadow(mapSizePx: 256)
+        let lighting = estimate.lighting(base: base)
+        XCTAssertEqual(lighting.keyShadow, base.keyShadow)
+        XCTAssertEqual(normalize(lighting.keyDirection), normalize(Vec3(0.3, 0.5, 0.8)))
+        XCTAssertEqual(lighting.fillRadiance, .zero)
+        let key = lighting.keyRadiance.x / estimate.color.x, ambient = lighting.ambientRadiance.x / estimate.color.x
+        XCTAssertEqual(key / (key + ambient), 0.6, accuracy: 1e-5)
+        XCTAssertEqual(lighting.keyRadiance.y / lighting.keyRadiance.x, 0.98 / 1.1, accuracy: 1e-5)
+    }
+}
