@@ -35,7 +35,9 @@ public struct Compositor: Sendable {
     /// The layer covers `rect` of the photo (the hair's crop); outside it the composite is the photo and
     /// the hair and matte images are empty.
     /// - Parameter photo: RGB, sRGB-encoded; `rect` lies within it and has the layer's size.
-    public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage) -> CompositeImages {
+    /// - Parameter grain: noise added to the composite where the hair covers (scaled by coverage); the hair
+    ///   and matte images stay clean.
+    public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage, grain: Grain? = nil) -> CompositeImages {
         precondition(photo.channels == 3 && rect.width == layer.width && rect.height == layer.height)
         precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= photo.width && rect.y + rect.height <= photo.height)
         var composite = photo
@@ -54,10 +56,12 @@ public struct Compositor: Sendable {
                                     let alpha = min(max(rgba[l * 4 + 3], 0), 1)
                                     // Below half an 8-bit step the hair is invisible: keep the photo's bytes.
                                     if alpha < 0.5 / 255 { continue }
+                                    let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
                                     for c in 0..<3 {
                                         let premultiplied = max(rgba[l * 4 + c], 0)
                                         let background = table[Int(out[i * 3 + c])]
-                                        out[i * 3 + c] = encode(premultiplied + (1 - alpha) * background)
+                                        let value = encode(premultiplied + (1 - alpha) * background)
+                                        out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
                                         hairOut[i * 4 + c] = encode(premultiplied)
                                     }
                                     let coverage = UInt8((alpha * 255).rounded())
