@@ -101,6 +101,8 @@ public final class TryOnEngine {
     private var layer = HairLayer()
     /// The layer blur's second buffer, kept between stills.
     private var blurScratch: [Float] = []
+    /// The hair's shadow on the skin of the last still (HairRenderer.readSkinLight), storage reused.
+    private var skinLight = HairLayer()
     /// Render only the part of the photo the hair can cover (`hairRegion`); off, the whole photo, as
     /// before (tests compare the two).
     public var cropsToHair = true
@@ -355,9 +357,11 @@ public final class TryOnEngine {
             let region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
             try drawLayer(scene, analysis: first, region: region, look: look(job, analysis: first, timing: &timing), timing: &timing)
+            let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
-                return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) })
+                return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                            lightLeft: shadowed ? skinLight : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
