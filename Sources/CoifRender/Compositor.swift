@@ -60,14 +60,16 @@ public struct Compositor: Sendable {
                                 for column in 0..<rect.width {
                                     let l = row * rect.width + column                          // in the layer
                                     let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
-                                    let alpha = min(max(rgba[l * 4 + 3], 0), 1)
                                     let left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
-                                    // Below half an 8-bit step the hair and its shadow are invisible: keep the
-                                    // photo's bytes.
-                                    if alpha < 0.5 / 255 && left > 1 - 0.5 / 255 { continue }
+                                    // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
+                                    // reaches the composite, so a recolour changes nothing outside the matte;
+                                    // where its shadow is invisible too, the photo's bytes are kept.
+                                    let seen = rgba[l * 4 + 3] >= 0.5 / 255
+                                    if !seen && left > 1 - 0.5 / 255 { continue }
+                                    let alpha = seen ? min(rgba[l * 4 + 3], 1) : 0
                                     let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
                                     for c in 0..<3 {
-                                        let premultiplied = max(rgba[l * 4 + c], 0)
+                                        let premultiplied = seen ? max(rgba[l * 4 + c], 0) : 0
                                         let background = table[Int(out[i * 3 + c])] * left
                                         let value = encode(premultiplied + (1 - alpha) * background)
                                         out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
@@ -76,7 +78,6 @@ public struct Compositor: Sendable {
                                     let coverage = UInt8((alpha * 255).rounded())
                                     hairOut[i * 4 + 3] = coverage
                                     matteOut[i] = coverage
-                                    if alpha < 0.5 / 255 { for c in 0..<3 { hairOut[i * 4 + c] = 0 } }
                                 }
                             }
                         }
