@@ -5,13 +5,10 @@
 // hair has been scattered forward on the way). Written as a factor on the photo's linear colour, in R.
 precision highp float;
 
-in vec3 vPositionHead;
+in float vThrough;
 in vec3 vNormalView;
 
 #include "lighting_block.glsl"
-#include "key_shadow.glsl"
-
-uniform vec2 uKeyShadowSigma;
 
 layout(location = 0) out vec4 lightLeft;
 
@@ -21,6 +18,5 @@ void main() {
     vec3 N = normalize(vNormalView);
     float key = luminance(uKeyRadiance) * max(dot(N, uKeyDirection), 0.0);
     float rest = luminance(uAmbientRadiance) + luminance(uFillRadiance) * max(dot(N, uFillDirection), 0.0);
-    float through = keyLightHairTransmittance(vPositionHead, uKeyShadowSigma).y;
-    lightLeft = vec4((rest + key * through) / max(rest + key, 1e-4), 0.0, 0.0, 1.0);
+    lightLeft = vec4((rest + key * vThrough) / max(rest + key, 1e-4), 0.0, 0.0, 1.0);
 }
