@@ -93,8 +93,17 @@ final class KeyLightShadowTests: XCTestCase {
     /// plate alone, with no hair, keeps all its light everywhere). Shadows off: no skin shadow at all.
     func testHairShadowsTheSkinAndOnlyTheHair() throws {
         let renderer = try makeRenderer()
-        let plate = renderer.upload(head: HeadModel(vertices: [Vec3(-60, -60, 0), Vec3(60, -60, 0), Vec3(60, 60, 0), Vec3(-60, 60, 0)],
-                                                    indices: [0, 1, 2, 0, 2, 3], scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68)))
+        // A 120 mm plate, its vertices 10 mm apart as Coif's head's are (the skin's shadow is read per vertex).
+        var vertices: [Vec3] = [], indices: [UInt32] = []
+        for j in 0...12 { for i in 0...12 { vertices.append(Vec3(-60 + Float(i) * 10, -60 + Float(j) * 10, 0)) } }
+        for j in 0..<12 {
+            for i in 0..<12 {
+                let a = UInt32(j * 13 + i)
+                indices += [a, a + 1, a + 14, a, a + 14, a + 13]
+            }
+        }
+        let plate = renderer.upload(head: HeadModel(vertices: vertices, indices: indices, scalpTriangles: [],
+                                                    landmarks68: [Vec3](repeating: .zero, count: 68)))
         var positions: [Vec3] = []
         for k in 0..<12 {  // a sheet of strands 12 mm in front of the plate's upper left
             let x = -40 + Float(k) * 2
