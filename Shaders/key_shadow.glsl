@@ -3,20 +3,21 @@
 // Include after the precision lines.
 
 uniform highp sampler2D uKeyShadowMap;  // depth in [0, 1] of the first surface the light meets
+uniform highp sampler2D uKeyHairDepthMap;  // depth of the first hair surface (1: none before the head)
 uniform mat4 uHeadToKeyLight;           // head space → the light's clip space
 uniform float uKeyShadowDepthMm;        // mm per unit of stored depth
 uniform float uKeyShadowBiasMm;         // thickness a strand gives itself
 uniform int uKeyShadowOn;
 
-// The thickness of hair (mm) between the key light and `positionHead`, averaged as transmittance over the
-// 2×2 texels around it (bilinear weights): exp(-σ t) for each extinction in `sigma` (x: single scattering,
-// y: multiple scattering).
-vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
+// The thickness of what lies (mm) between the key light and `positionHead` in `firstDepths` (a map of the
+// first surface's depth), averaged as transmittance over the 2×2 texels around it (bilinear weights):
+// exp(-σ t) for each extinction in `sigma` (x: single scattering, y: multiple scattering).
+vec2 transmittanceThrough(highp sampler2D firstDepths, vec3 positionHead, vec2 sigma) {
     if (uKeyShadowOn == 0) return vec2(1.0);
     vec4 p = uHeadToKeyLight * vec4(positionHead, 1.0);
     vec2 uv = p.xy * 0.5 + 0.5;
     float depth = p.z * 0.5 + 0.5;
-    ivec2 size = textureSize(uKeyShadowMap, 0);
+    ivec2 size = textureSize(firstDepths, 0);
     vec2 texel = uv * vec2(size) - 0.5;
     ivec2 base = ivec2(floor(texel));
     vec2 f = texel - floor(texel);
@@ -24,11 +25,39 @@ vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
     for (int j = 0; j < 2; ++j) {
         for (int i = 0; i < 2; ++i) {
             ivec2 at = clamp(base + ivec2(i, j), ivec2(0), size - 1);
-            float first = texelFetch(uKeyShadowMap, at, 0).r;
+            float first = texelFetch(firstDepths, at, 0).r;
             float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
             float w = (i == 1 ? f.x : 1.0 - f.x) * (j == 1 ? f.y : 1.0 - f.y);
             sum += w * exp(-sigma * thickness);
         }
     }
     return sum;
+}
+
+// Through hair and head alike: what a strand or the under-layer receives.
+vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
+    return transmittanceThrough(uKeyShadowMap, positionHead, sigma);
+}
+
+// Through hair only: what the skin receives (the head's own shadow is in the photo already). Averaged over
+// a 4×4 grid 2 texels apart (~8 mm across at a 256² map over a head and its hair): a skin shadow has a
+// penumbra (the key is not a point, and a photo's light is softer still), and one 2×2 footprint showed the
+// map's texels as blocks on a forehead.
+vec2 keyLightHairTransmittance(vec3 positionHead, vec2 sigma) {
+    if (uKeyShadowOn == 0) return vec2(1.0);
+    vec4 p = uHeadToKeyLight * vec4(positionHead, 1.0);
+    vec2 uv = p.xy * 0.5 + 0.5;
+    float depth = p.z * 0.5 + 0.5;
+    ivec2 size = textureSize(uKeyHairDepthMap, 0);
+    ivec2 centre = ivec2(floor(uv * vec2(size)));
+    vec2 sum = vec2(0.0);
+    for (int j = -3; j <= 3; j += 2) {
+        for (int i = -3; i <= 3; i += 2) {
+            ivec2 at = clamp(centre + ivec2(i, j), ivec2(0), size - 1);
+            float first = texelFetch(uKeyHairDepthMap, at, 0).r;
+            float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
+            sum += exp(-sigma * thickness);
+        }
+    }
+    return sum / 16.0;
 }

@@ -39,7 +39,10 @@ RibbonCorner ribbonCorner(int vertexID) {
     corner.record = pointRecord(first + index);
     vec3 previous = pointRecord(first + max(index - 1, 0)).xyz;
     vec3 next = pointRecord(first + min(index + 1, segmentsPerStrand)).xyz;
-    vec3 tangentHead = normalize(next - previous);
+    // Two points that coincide (a strand cut to zero length at its tip) have no direction: hang it down
+    // rather than shade a NaN, which the multisample resolve would spread over the pixel and a blur wider.
+    vec3 along = next - previous;
+    vec3 tangentHead = dot(along, along) > 1e-12 ? normalize(along) : vec3(0.0, -1.0, 0.0);
 
     vec4 positionView = uHeadToView * vec4(corner.record.xyz, 1.0);
     corner.positionView = positionView.xyz;

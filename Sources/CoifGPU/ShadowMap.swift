@@ -1,4 +1,5 @@
-// ShadowMap: a single-sample depth texture seen from a light, drawn by a depth-only pass and then read
+// ShadowMap: a single-sample depth texture seen from a light (with an R32F colour texture beside it for
+// what the drawing shader wants kept: the first hair surface), drawn by one pass and then read
 // (as plain depth values, not through a comparison sampler) by the passes it shadows. They read depth
 // itself because hair's shadow is not a yes/no test: the distance a point lies behind the first surface
 // the light meets becomes the thickness of hair the light crossed (see Shaders/key_shadow.glsl).
@@ -11,6 +12,9 @@ public final class ShadowMap {
     public let sizePx: Int
     private var framebuffer: GLuint = 0
     private var depthTexture: GLuint = 0
+    /// R32F: what the drawing fragment shader writes (the key light's pass: the depth of the first *hair*
+    /// surface, 1 where the head is first), beside the depth of the first surface of any kind.
+    private var colorTexture: GLuint = 0
     private let context: GPUContext
 
     public init(context: GPUContext, sizePx: Int) throws {
@@ -25,17 +29,21 @@ public final class ShadowMap {
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
         }
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_COMPARE_MODE), GL_NONE)
+        glGenTextures(1, &colorTexture)
+        glBindTexture(GLenum(GL_TEXTURE_2D), colorTexture)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_R32F), GLsizei(sizePx), GLsizei(sizePx))
+        for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
+        }
         glBindTexture(GLenum(GL_TEXTURE_2D), 0)
         glGenFramebuffers(1, &framebuffer)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_ATTACHMENT), GLenum(GL_TEXTURE_2D), depthTexture, 0)
-        var none = GLenum(GL_NONE)
-        glDrawBuffers(1, &none)
-        glReadBuffer(GLenum(GL_NONE))
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), colorTexture, 0)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         if status != GLenum(GL_FRAMEBUFFER_COMPLETE) {
-            throw CoifError.gpuUnavailable(reason: "framebuffer (shadow map, depth 32F \(sizePx)²) incomplete: 0x\(String(status, radix: 16))")
+            throw CoifError.gpuUnavailable(reason: "framebuffer (shadow map, depth 32F + R32F \(sizePx)²) incomplete: 0x\(String(status, radix: 16))")
         }
     }
 
@@ -43,12 +51,13 @@ public final class ShadowMap {
         context.ensureCurrent()
         glDeleteFramebuffers(1, &framebuffer)
         glDeleteTextures(1, &depthTexture)
+        glDeleteTextures(1, &colorTexture)
     }
 
-    /// Bytes of GPU memory the map holds.
-    public var byteCount: Int { sizePx * sizePx * 4 }
+    /// Bytes of GPU memory the map holds (depth and colour).
+    public var byteCount: Int { sizePx * sizePx * 8 }
 
-    /// Binds the map for drawing, its whole square the viewport. Clear it before drawing.
+    /// Binds the map for drawing, its whole square the viewport. Clear both before drawing.
     public func bindForDrawing() {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glViewport(0, 0, GLsizei(sizePx), GLsizei(sizePx))
@@ -58,6 +67,13 @@ public final class ShadowMap {
     public func bind(unit: Int32) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit))
         glBindTexture(GLenum(GL_TEXTURE_2D), depthTexture)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+    }
+
+    /// Binds the colour texture (R32F) to texture `unit` for reading.
+    public func bindColor(unit: Int32) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit))
+        glBindTexture(GLenum(GL_TEXTURE_2D), colorTexture)
         glActiveTexture(GLenum(GL_TEXTURE0))
     }
 }

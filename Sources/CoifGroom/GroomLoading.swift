@@ -347,13 +347,15 @@ enum AssimpScene {
 }
 
 extension Groom {
-    /// How near (mm) a guide root must be to a scalp vertex for the under-layer to cover it: guides are
-    /// ~8–10 mm apart, so 6 mm closes the gaps between them without reaching past a part line.
+    /// How near (mm) a guide root must be to a scalp vertex for it to count as covered: guides are ~8–10 mm
+    /// apart, so 6 mm closes the gaps between them. A scalp triangle is under the hair when two of its three
+    /// corners are: with all three, the triangles along a part and between sparse guides (a buzz-cut's)
+    /// were left out and the plate's skin showed there as pale bald patches on every photo.
     public static let underLayerRadiusMm: Float = 6
 
-    /// The scalp triangles this groom's roots cover: every corner within `radiusMm` of some guide root.
-    /// The renderer draws them, slightly inflated, as the hair's dense under-layer, so the photo never
-    /// shows through between strands on the crown; a style's part line or bare nape stays open.
+    /// The scalp triangles this groom's roots cover: two of their three corners within `radiusMm` of some
+    /// guide root. The renderer draws them, slightly inflated, as the hair's dense under-layer, so the photo
+    /// never shows through between strands on the crown; a bare nape or temple stays open.
     public func coveredScalpTriangles(head: HeadModel, radiusMm: Float) -> [UInt32] {
         let roots = (0..<guides.strandCount).map { guides.positions[$0 * guides.pointsPerStrand] }
         let limit = radiusMm * radiusMm
@@ -369,7 +371,7 @@ extension Groom {
         var t = 0
         while t + 2 < head.scalpTriangles.count {
             let a = head.scalpTriangles[t], b = head.scalpTriangles[t + 1], c = head.scalpTriangles[t + 2]
-            if isCovered(a) && isCovered(b) && isCovered(c) { out += [a, b, c] }
+            if (isCovered(a) ? 1 : 0) + (isCovered(b) ? 1 : 0) + (isCovered(c) ? 1 : 0) >= 2 { out += [a, b, c] }
             t += 3
         }
         return out

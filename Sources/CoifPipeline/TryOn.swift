@@ -99,6 +99,10 @@ public final class TryOnEngine {
     static let strandCacheSlots = 4
     private var shells: [String: ShellGeometry] = [:]
     private var layer = HairLayer()
+    /// The layer blur's second buffer, kept between stills.
+    private var blurScratch: [Float] = []
+    /// The hair's shadow on the skin of the last still (HairRenderer.readSkinLight), storage reused.
+    private var skinLight = HairLayer()
     /// Render only the part of the photo the hair can cover (`hairRegion`); off, the whole photo, as
     /// before (tests compare the two).
     public var cropsToHair = true
@@ -349,10 +353,16 @@ public final class TryOnEngine {
         let first = analyses[0]
         let image = job.removesOwnHair ? first.plate! : first.frame.image
         if analyses.count == 1 {
-            let region = try hairRegion(analysis: first, style: style)
+            let finish = photoFinish(job, analysis: first, timing: &timing)
+            let region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
             try drawLayer(scene, analysis: first, region: region, look: look(job, analysis: first, timing: &timing), timing: &timing)
-            let images = timing.measure(.composite) { compositor.composite(layer: layer, at: region, over: image) }
+            let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
+            let images = timing.measure(.composite) { () -> CompositeImages in
+                if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+                return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                            lightLeft: shadowed ? skinLight : nil)
+            }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
         }
@@ -368,9 +378,12 @@ public final class TryOnEngine {
     private func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, over image: PixelImage,
                            timing: inout FrameTiming) throws -> TryOnResult {
         let first = analyses[0]
+        // The largest face's grain and softness for every face's hair.
+        let finish = photoFinish(job, analysis: first, timing: &timing)
+        let margin = finish?.blurRadiusPx ?? 0
         // One crop holding every face's hair, so the layers line up pixel for pixel.
-        let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style) }
-            .reduce(try hairRegion(analysis: first, style: style)) { $0.union($1) }
+        let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
+            .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }
         var accumulated = HairLayer(width: region.width, height: region.height)
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
@@ -395,7 +408,10 @@ public final class TryOnEngine {
                 }
             }
         }
-        let images = timing.measure(.composite) { compositor.composite(layer: accumulated, at: region, over: image) }
+        let images = timing.measure(.composite) { () -> CompositeImages in
+            if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+            return compositor.composite(layer: accumulated, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) })
+        }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
     }
@@ -421,15 +437,27 @@ public final class TryOnEngine {
     /// drew, resolved and read 12 MP of 4×MSAA for a 1.4 MP crop. Pixels outside it keep the photo's bytes.
     /// (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
     public func hairRegion(analysis: PhotoAnalysis, style name: String?) throws -> PixelRect {
-        try hairRegion(analysis: analysis, style: try styles.resolve(name))
+        // As a job renders it by default: with room for the photo finish's blur.
+        try hairRegion(analysis: analysis, style: try styles.resolve(name), extraMarginPx: PhotoFinish.estimate(analysis)?.blurRadiusPx ?? 0)
     }
 
-    func hairRegion(analysis: PhotoAnalysis, style: Style) throws -> PixelRect {
+    /// - Parameter extraMarginPx: more room around the hair (the reach of the layer's blur).
+    func hairRegion(analysis: PhotoAnalysis, style: Style, extraMarginPx: Int = 0) throws -> PixelRect {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
         let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm)
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
-                                     marginPx: Self.hairRegionMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
+                                     marginPx: Self.hairRegionMarginPx + extraMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
+    }
+
+    /// The photo's grain and softness at `analysis`'s face when the job matches them (timed with the scene).
+    private func photoFinish(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> PhotoFinish? {
+        guard job.matchesPhotoFinish else { return nil }
+        let finish = timing.measure(.scene) { PhotoFinish.estimate(analysis) }
+        if let finish {
+            logger.debug("finish from the photo", metadata: ["noise": "\(finish.noiseSigma)", "blur": "\(finish.blurSigmaPx)"])
+        }
+        return finish
     }
 
     /// scene: the style's strands at the level of detail of this face (or the job's pinned one) and its
@@ -443,7 +471,6 @@ public final class TryOnEngine {
         return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
     }
 
-    /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
     /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face
     /// shows enough skin to read it (timed with the scene).
     private func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
@@ -458,6 +485,7 @@ public final class TryOnEngine {
         return look
     }
 
+    /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
     private func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
                            timing: inout FrameTiming) throws {
         let camera = analysis.camera.cropped(to: region)

@@ -82,6 +82,9 @@ public struct TryOnJob: Sendable {
     /// Light the hair as the photo's face is lit (PhotoLightEstimate) instead of with `look.lighting`'s
     /// own directions and colours (its shadow settings are kept either way).
     public var lightsFromPhoto = true
+    /// Give the hair the photo's grain and softness at the face (PhotoFinish); off, the render's own
+    /// sharpness and no grain (`--sharp-hair`).
+    public var matchesPhotoFinish = true
     public var outputs = TryOnOutputs()
 
     public init(input: JobInput, style: String? = nil, look: HairLook, outputs: TryOnOutputs = TryOnOutputs()) {

@@ -1,6 +1,7 @@
 // Compositor: puts the hair layer over the photo in linear light ("over" with premultiplied alpha,
-// Porter & Duff 1984), then encodes back to sRGB. Pixels the hair does not touch are copied byte for
-// byte, so a recolor changes nothing outside the matte.
+// Porter & Duff 1984), then encodes back to sRGB; the hair's shadow on the skin, when given, darkens the
+// photo under the layer. Pixels neither touches are copied byte for byte, so a recolor changes nothing
+// outside the matte.
 import CoifCore
 
 #if canImport(Glibc)
@@ -35,14 +36,22 @@ public struct Compositor: Sendable {
     /// The layer covers `rect` of the photo (the hair's crop); outside it the composite is the photo and
     /// the hair and matte images are empty.
     /// - Parameter photo: RGB, sRGB-encoded; `rect` lies within it and has the layer's size.
-    public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage) -> CompositeImages {
+    /// - Parameter grain: noise added to the composite where the hair covers (scaled by coverage); the hair
+    ///   and matte images stay clean.
+    /// - Parameter lightLeft: the hair's shadow on the skin, the layer's size: R is the share of the photo's
+    ///   light left at each pixel (HairRenderer.readSkinLight), applied under the hair.
+    public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage, grain: Grain? = nil,
+                          lightLeft: HairLayer? = nil) -> CompositeImages {
+        precondition(lightLeft.map { $0.width == layer.width && $0.height == layer.height } ?? true)
         precondition(photo.channels == 3 && rect.width == layer.width && rect.height == layer.height)
         precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= photo.width && rect.y + rect.height <= photo.height)
         var composite = photo
         var hair = PixelImage(width: photo.width, height: photo.height, channels: 4)
         var matte = PixelImage(width: photo.width, height: photo.height, channels: 1)
         let photoWidth = photo.width
+        let lightLeftPixels = lightLeft?.rgba ?? []
         decodeTable.withUnsafeBufferPointer { table in
+            lightLeftPixels.withUnsafeBufferPointer { leftPixels in
             layer.rgba.withUnsafeBufferPointer { rgba in
                 composite.pixels.withUnsafeMutableBufferPointer { out in
                     hair.pixels.withUnsafeMutableBufferPointer { hairOut in
@@ -51,13 +60,19 @@ public struct Compositor: Sendable {
                                 for column in 0..<rect.width {
                                     let l = row * rect.width + column                          // in the layer
                                     let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
-                                    let alpha = min(max(rgba[l * 4 + 3], 0), 1)
-                                    // Below half an 8-bit step the hair is invisible: keep the photo's bytes.
-                                    if alpha < 0.5 / 255 { continue }
+                                    let left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
+                                    // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
+                                    // reaches the composite, so a recolour changes nothing outside the matte;
+                                    // where its shadow is invisible too, the photo's bytes are kept.
+                                    let seen = rgba[l * 4 + 3] >= 0.5 / 255
+                                    if !seen && left > 1 - 0.5 / 255 { continue }
+                                    let alpha = seen ? min(rgba[l * 4 + 3], 1) : 0
+                                    let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
                                     for c in 0..<3 {
-                                        let premultiplied = max(rgba[l * 4 + c], 0)
-                                        let background = table[Int(out[i * 3 + c])]
-                                        out[i * 3 + c] = encode(premultiplied + (1 - alpha) * background)
+                                        let premultiplied = seen ? max(rgba[l * 4 + c], 0) : 0
+                                        let background = table[Int(out[i * 3 + c])] * left
+                                        let value = encode(premultiplied + (1 - alpha) * background)
+                                        out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
                                         hairOut[i * 4 + c] = encode(premultiplied)
                                     }
                                     let coverage = UInt8((alpha * 255).rounded())
@@ -68,6 +83,7 @@ public struct Compositor: Sendable {
                         }
                     }
                 }
+            }
             }
         }
         return CompositeImages(composite: composite, hair: hair, matte: matte)

@@ -154,6 +154,10 @@ public final class HairRenderer {
     public let samples: Int32
     /// The multisampled target the standard passes draw into and `readBack` reads.
     public let target: RenderTarget
+    /// The hair's shadow on the skin, drawn by a still's SkinShadowPass, read by `readSkinLight`.
+    public let skinShadowTarget: RenderTarget
+    /// Whether the last frame's list drew the skin's shadow.
+    private var drewSkinShadow = false
     private let programs: HairPrograms
     private let shadingBlock: UniformBuffer<HairShadingBlock>
     private let lightingBlock: UniformBuffer<LightingBlock>
@@ -189,10 +193,16 @@ public final class HairRenderer {
                                               defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
         let shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
         let resolveProgram = try ShaderProgram(context: context, vertexFile: "resolve.vert", fragmentFile: "resolve.frag", source: shaderSource)
-        let strandDepthProgram = try ShaderProgram(context: context, vertexFile: "strand_depth.vert", fragmentFile: "occluder.frag",
+        let strandDepthProgram = try ShaderProgram(context: context, vertexFile: "strand_depth.vert", fragmentFile: "shadow_caster.frag",
                                                    source: shaderSource)
-        programs = HairPrograms(occluder: occluderProgram, shell: shellProgram, strand: strandProgram, strandDepth: strandDepthProgram)
+        let shadowHeadProgram = try ShaderProgram(context: context, vertexFile: "occluder.vert", fragmentFile: "shadow_caster.frag",
+                                                  source: shaderSource)
+        let skinShadowProgram = try ShaderProgram(context: context, vertexFile: "skin_shadow.vert", fragmentFile: "skin_shadow.frag",
+                                                  source: shaderSource)
+        programs = HairPrograms(occluder: occluderProgram, shell: shellProgram, strand: strandProgram, strandDepth: strandDepthProgram,
+                                shadowHead: shadowHeadProgram, skinShadow: skinShadowProgram)
         target = RenderTarget(context: context, samples: samples, resolveProgram: resolveProgram)
+        skinShadowTarget = RenderTarget(context: context, samples: 1, resolveProgram: resolveProgram)
         shadingBlock = UniformBuffer(context: context)
         lightingBlock = UniformBuffer(context: context)
         standardPassStorage.reserveCapacity(8)
@@ -242,6 +252,7 @@ public final class HairRenderer {
         let passContext = RenderPassContext(gpu: context, frame: frame, programs: programs)
         lastPassContext = passContext
         keyLightShadow?.invalidate()
+        drewSkinShadow = passes.contains { $0 is SkinShadowPass }
         gpuTimer?.beginFrame()
         lastPassMs.removeAll(keepingCapacity: true)
         if finishesEachPass { context.finish() }
@@ -260,7 +271,8 @@ public final class HairRenderer {
 
     /// The passes of a still (`headAlbedoLinear` nil: the head as depth only, the photo shows it) or of a
     /// preview (the head shaded opaque in that colour), into `target`: the key light's shadow map (unless
-    /// shadows are off), clear, head, under-layer (when `shell` is given), strands. Append or insert passes to extend a frame; run with `render`.
+    /// shadows are off), clear, head, under-layer (when `shell` is given), strands, and for a still with
+    /// shadows the hair's shadow on the skin (into `skinShadowTarget`). Append or insert passes to extend a frame; run with `render`.
     public func standardPasses(occluder: OccluderGeometry, shell: ShellGeometry?, strands: StrandGeometry,
                                widths: StrandWidths, headAlbedoLinear: Vec3? = nil) -> [any RenderPass] {
         var passes: [any RenderPass] = []
@@ -282,6 +294,9 @@ public final class HairRenderer {
         }
         if let shell { passes.append(UnderLayerPass(target: target, shell: shell, offsetMm: shellOffsetMm, shadow: keyLightShadow)) }
         passes.append(StrandPass(target: target, strands: strands, widths: widths, shadow: keyLightShadow))
+        if headAlbedoLinear == nil, let keyLightShadow {
+            passes.append(SkinShadowPass(target: skinShadowTarget, occluder: occluder, shadow: keyLightShadow))
+        }
     }
 
     /// Submits one frame of hair with the standard passes (`standardPasses`). Call `readBack(into:)` for
@@ -356,6 +371,16 @@ public final class HairRenderer {
         layer.rgba.withUnsafeMutableBufferPointer { target.read(into: $0.baseAddress!) }
         gpuTimer?.collect()
         try context.checkError("reading hair back")
+    }
+
+    /// The last frame's hair shadow on the skin (R: the share of the skin's light left; 1 off the head),
+    /// at the frame's size, into `layer`; false (and `layer` untouched) when the frame drew none.
+    public func readSkinLight(into layer: inout HairLayer) throws -> Bool {
+        guard drewSkinShadow else { return false }
+        layer.resize(width: skinShadowTarget.width, height: skinShadowTarget.height)
+        layer.rgba.withUnsafeMutableBufferPointer { skinShadowTarget.read(into: $0.baseAddress!) }
+        try context.checkError("reading the skin's shadow back")
+        return true
     }
 }
 

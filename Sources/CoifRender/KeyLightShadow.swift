@@ -88,8 +88,8 @@ public final class KeyLightShadowMap {
     func invalidate() { light = nil }
 }
 
-/// Draws the head and the strands, depth only, from the key light into `shadow`'s map: the first surface
-/// the light meets at every texel. Runs before the passes that read it (under-layer, strands). The light's
+/// Draws the head and the strands from the key light into `shadow`'s map: the first surface the light
+/// meets at every texel (depth) and the first hair surface (colour, for the hair's shadow on the skin). Runs before the passes that read it (under-layer, strands). The light's
 /// square holds the sphere around the head and the groom.
 public struct KeyLightShadowPass: RenderPass {
     public var shadow: KeyLightShadowMap
@@ -110,18 +110,21 @@ public struct KeyLightShadowPass: RenderPass {
                                  center: (low + high) * 0.5, radius: length(high - low) * 0.5)
         let map = shadow.map
         map.bindForDrawing()
-        context.gpu.apply(.depthOnly)
-        context.gpu.clear(color: Vec4(0, 0, 0, 0), depth: 1)
+        context.gpu.apply(.opaque)
+        // Depth: the first surface of any kind; colour: the first hair surface (1: none).
+        context.gpu.clear(color: Vec4(1, 0, 0, 1), depth: 1)
         // The head exactly where it is (no inset): its shadow on the hair starts at its surface.
-        let head = context.programs.occluder
+        let head = context.programs.shadowHead
         head.program.use()
         head.matrices.set(headToView: light.headToLightView, viewToClip: light.lightViewToClip)
         head.insetMm.set(Float(0))
+        head.castsHairShadow.set(Int32(0))
         occluder.mesh.draw()
         let p = context.programs.strandDepth
         p.program.use()
         p.matrices.set(headToView: light.headToLightView, viewToClip: light.lightViewToClip)
         p.ribbons.set(strands: strands, widths: widths, viewportPx: Vec2(Float(map.sizePx), Float(map.sizePx)))
+        p.castsHairShadow.set(Int32(1))
         strands.ribbons.drawTriangles()
         shadow.light = light
     }
@@ -129,12 +132,15 @@ public struct KeyLightShadowPass: RenderPass {
 
 /// The uniforms a program reading the key light's map takes (Shaders/key_shadow.glsl), found once.
 struct KeyShadowUniforms {
-    let map, headToKeyLight, depthMm, biasMm, on, sigma: UniformLocation
-    /// The texture unit the map is read from (0: strand points, 1: the resolve's samples).
+    let map, hairDepthMap, headToKeyLight, depthMm, biasMm, on, sigma: UniformLocation
+    /// The texture units the map's depth and its first-hair depth are read from (0: strand points, 1: the
+    /// resolve's samples).
     static let unit: Int32 = 2
+    static let hairUnit: Int32 = 3
 
     init(_ program: ShaderProgram) {
         map = program.uniform("uKeyShadowMap")
+        hairDepthMap = program.uniform("uKeyHairDepthMap")
         headToKeyLight = program.uniform("uHeadToKeyLight")
         depthMm = program.uniform("uKeyShadowDepthMm")
         biasMm = program.uniform("uKeyShadowBiasMm")
@@ -145,16 +151,42 @@ struct KeyShadowUniforms {
     /// Sets them from `shadow` (off when it is nil or no shadow pass ran this frame). Program in use.
     func set(_ shadow: KeyLightShadowMap?) {
         map.set(Self.unit)
+        hairDepthMap.set(Self.hairUnit)
         guard let shadow, let light = shadow.light else {
             on.set(Int32(0))
             return
         }
         shadow.map.bind(unit: Self.unit)
+        shadow.map.bindColor(unit: Self.hairUnit)
         on.set(Int32(1))
         headToKeyLight.set(light.headToLightClip)
         depthMm.set(light.depthRangeMm)
         biasMm.set(shadow.settings.biasMm)
         let sigma = shadow.settings.extinctionPerMm
         self.sigma.set(Vec2(sigma, sigma * shadow.settings.multipleScatteringShare))
+    }
+}
+
+/// The hair's shadow on the skin: the head drawn where it is, in the photo's camera, into `target`, each
+/// pixel the share of the skin's light left where the new hair stands between it and the key light (R; 1
+/// off the head). The composite multiplies the photo by it under the hair layer. Stills only; after the
+/// key light's pass.
+public struct SkinShadowPass: RenderPass {
+    public var target: RenderTarget
+    public var occluder: OccluderGeometry
+    public var shadow: KeyLightShadowMap
+    public init(target: RenderTarget, occluder: OccluderGeometry, shadow: KeyLightShadowMap) {
+        self.target = target
+        self.occluder = occluder
+        self.shadow = shadow
+    }
+    public var label: StaticString { "skin shadow" }
+
+    public func run(in context: RenderPassContext) throws {
+        let p = context.programs.skinShadow
+        try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
+        context.gpu.clear(color: Vec4(1, 1, 1, 1), depth: 1)
+        p.keyShadow.set(shadow)
+        occluder.mesh.draw()
     }
 }

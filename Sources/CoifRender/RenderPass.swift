@@ -4,7 +4,8 @@
 // the list a still or a preview draws:
 //
 //     KeyLightShadowPass? → ClearPass → OccluderDepthPass (still) or HeadShadingPass (preview)
-//     → UnderLayerPass? → StrandPass → ResolvePass (run by readBack(into:) when the list did not)
+//     → UnderLayerPass? → StrandPass → SkinShadowPass? (still) → ResolvePass (run by readBack(into:)
+//     when the list did not)
 //
 // A new pass is a new type conforming to RenderPass,
 // inserted into or appended to that list: no draw function changes. Passes issue GPU work only through
@@ -301,15 +302,42 @@ final class HairPrograms {
         }
     }
 
-    /// Strands as depth only, seen from the key light (strand_depth.vert + occluder.frag).
+    /// Strands seen from the key light (strand_depth.vert + shadow_caster.frag).
     struct StrandDepth {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
         let ribbons: RibbonUniforms
+        let castsHairShadow: UniformLocation
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
             ribbons = RibbonUniforms(program)
+            castsHairShadow = program.uniform("uCastsHairShadow")
+        }
+    }
+
+    /// The head seen from the key light (occluder.vert + shadow_caster.frag).
+    struct ShadowHead {
+        let program: ShaderProgram
+        let matrices: HeadSpaceMatrices
+        let insetMm, castsHairShadow: UniformLocation
+        init(_ program: ShaderProgram) {
+            self.program = program
+            matrices = HeadSpaceMatrices(program)
+            insetMm = program.uniform("uInsetMm")
+            castsHairShadow = program.uniform("uCastsHairShadow")
+        }
+    }
+
+    /// The hair's shadow on the skin (skin_shadow.vert/.frag).
+    struct SkinShadow {
+        let program: ShaderProgram
+        let matrices: HeadSpaceMatrices
+        let keyShadow: KeyShadowUniforms
+        init(_ program: ShaderProgram) {
+            self.program = program
+            matrices = HeadSpaceMatrices(program)
+            keyShadow = KeyShadowUniforms(program)
         }
     }
 
@@ -317,13 +345,18 @@ final class HairPrograms {
     let shell: Shell
     let strand: Strand
     let strandDepth: StrandDepth
+    let shadowHead: ShadowHead
+    let skinShadow: SkinShadow
     /// Compiled on first use (previews only).
     var head: Head?
 
-    init(occluder: ShaderProgram, shell: ShaderProgram, strand: ShaderProgram, strandDepth: ShaderProgram) {
+    init(occluder: ShaderProgram, shell: ShaderProgram, strand: ShaderProgram, strandDepth: ShaderProgram,
+         shadowHead: ShaderProgram, skinShadow: ShaderProgram) {
         self.occluder = Occluder(occluder)
         self.shell = Shell(shell)
         self.strand = Strand(strand)
         self.strandDepth = StrandDepth(strandDepth)
+        self.shadowHead = ShadowHead(shadowHead)
+        self.skinShadow = SkinShadow(skinShadow)
     }
 }

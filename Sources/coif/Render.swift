@@ -63,6 +63,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face's shading.")
     var studioLight = false
 
+    @Flag(help: "Leave the hair as rendered instead of giving it the photo's grain and softness at the face.")
+    var sharpHair = false
+
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
 
@@ -102,6 +105,7 @@ struct Render: ParsableCommand {
         job.removesOwnHair = !keepOwnHair
         if noShadows { job.look.lighting.keyShadow = nil }
         job.lightsFromPhoto = !studioLight
+        job.matchesPhotoFinish = !sharpHair
         return job
     }
 }

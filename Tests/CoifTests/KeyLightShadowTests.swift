@@ -87,6 +87,70 @@ final class KeyLightShadowTests: XCTestCase {
         XCTAssertGreaterThan(radiance(shadowed, columns: near).sum, radiance(open, columns: near).sum * 0.5, "the near clump is lit")
     }
 
+    /// The hair's shadow on the skin: a clump in front of a face-sized plate, the key light from the front
+    /// and above: the plate behind the clump (along the light) keeps less of its light, the plate away from
+    /// it all of it, off the head nothing is written (1), and the head's own shading is not counted (the
+    /// plate alone, with no hair, keeps all its light everywhere). Shadows off: no skin shadow at all.
+    func testHairShadowsTheSkinAndOnlyTheHair() throws {
+        let renderer = try makeRenderer()
+        // A 120 mm plate, its vertices 10 mm apart as Coif's head's are (the skin's shadow is read per vertex).
+        var vertices: [Vec3] = [], indices: [UInt32] = []
+        for j in 0...12 { for i in 0...12 { vertices.append(Vec3(-60 + Float(i) * 10, -60 + Float(j) * 10, 0)) } }
+        for j in 0..<12 {
+            for i in 0..<12 {
+                let a = UInt32(j * 13 + i)
+                indices += [a, a + 1, a + 14, a, a + 14, a + 13]
+            }
+        }
+        let plate = renderer.upload(head: HeadModel(vertices: vertices, indices: indices, scalpTriangles: [],
+                                                    landmarks68: [Vec3](repeating: .zero, count: 68)))
+        var positions: [Vec3] = []
+        for k in 0..<12 {  // a sheet of strands 12 mm in front of the plate's upper left
+            let x = -40 + Float(k) * 2
+            positions += [Vec3(x, 50, 12), Vec3(x, 30, 12), Vec3(x, 10, 12)]
+        }
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 2)
+        let empty = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 0, -500), Vec3(0, 1, -500), Vec3(0, 2, -500)]), seed: 2)
+        let lighting = Lighting(keyDirection: Vec3(0, 0.3, 1), fillRadiance: .zero, ambientRadiance: Vec3(repeating: 0.2))
+        func skinLight(_ strands: StrandGeometry, _ lighting: Lighting) throws -> HairLayer? {
+            try renderer.draw(camera: camera, headToCamera: headToCamera, occluder: plate, shell: nil, strands: strands, widths: widths,
+                              shading: HairShading(color: try HairColor.parse("black")), lighting: lighting)
+            var hair = HairLayer(), skin = HairLayer()
+            try renderer.readBack(into: &hair)
+            return try renderer.readSkinLight(into: &skin) ? skin : nil
+        }
+        let shadowed = try XCTUnwrap(try skinLight(strands, lighting))
+        // Where on the plate (head x, y) lands in the image: frontal, 300 mm away, f = 80 px.
+        func at(_ x: Float, _ y: Float, _ layer: HairLayer) -> Float {
+            let p = camera.project(headToCamera.transformPoint(Vec3(x, y, 0)))
+            return layer.rgba[(Int(p.y) * layer.width + Int(p.x)) * 4]
+        }
+        XCTAssertLessThan(at(-30, 25, shadowed), 0.85, "behind the sheet along the light")
+        XCTAssertEqual(at(30, -40, shadowed), 1, accuracy: 1e-3, "away from the sheet")
+        XCTAssertEqual(shadowed.rgba[0], 1, "off the head")
+        let bare = try XCTUnwrap(try skinLight(empty, lighting))
+        XCTAssertEqual(bare.rgba.enumerated().filter { $0.offset % 4 == 0 }.map(\.element).min() ?? 0, 1, accuracy: 1e-3,
+                       "no hair, no skin shadow (the head does not shadow itself here)")
+        var off = lighting
+        off.keyShadow = nil
+        XCTAssertNil(try skinLight(strands, off))
+    }
+
+    /// The composite darkens the photo by the light left, in linear light, only where it is below 1, and
+    /// leaves the hair's matte alone.
+    func testTheCompositeDarkensThePhotoByTheLightLeft() {
+        let photo = PixelImage(width: 8, height: 8, channels: 3, pixels: [UInt8](repeating: 200, count: 8 * 8 * 3))
+        let layer = HairLayer(width: 8, height: 8)
+        var left = HairLayer(width: 8, height: 8)
+        for p in 0..<64 { left.rgba[p * 4] = p % 8 < 4 ? 0.5 : 1 }
+        let out = Compositor().composite(layer: layer, at: PixelRect(x: 0, y: 0, width: 8, height: 8), over: photo, lightLeft: left)
+        let expected = UInt8((linearToSrgb(srgbToLinear(200 / 255) * 0.5) * 255).rounded())
+        for p in 0..<64 {
+            XCTAssertEqual(out.composite.pixels[p * 3], p % 8 < 4 ? expected : 200)
+        }
+        XCTAssertEqual(out.matte.pixels, [UInt8](repeating: 0, count: 64))
+    }
+
     /// The light's projection puts the sphere it was made for inside the clip cube, nearest the light at
     /// depth −1, and its depth range is the sphere's diameter.
     func testTheLightViewHoldsItsSphere() {

@@ -60,7 +60,7 @@ final class RenderPassTests: XCTestCase {
         XCTAssertGreaterThan(stride(from: 3, to: drawn.rgba.count, by: 4).filter { drawn.rgba[$0] > 0 }.count, 100)
 
         let passes = r.standardPasses(occluder: scene.occluder, shell: scene.shell, strands: scene.strands, widths: scene.widths)
-        XCTAssertEqual(passes.map { "\($0.label)" }, ["key-light shadow", "clear", "occluder depth", "under-layer", "strands"])
+        XCTAssertEqual(passes.map { "\($0.label)" }, ["key-light shadow", "clear", "occluder depth", "under-layer", "strands", "skin shadow"])
         try r.render(passes, frame: scene.frame)
         XCTAssertEqual(try scene.readBack().rgba, drawn.rgba, "render(standardPasses) is what draw() runs")
 
@@ -222,11 +222,11 @@ final class RenderPassTests: XCTestCase {
         }
         let total = try XCTUnwrap(r.lastFrameGPUMs, "three frames in a row disjoint")
         XCTAssertTrue(total.isFinite && total >= 0, "\(total)")
-        XCTAssertEqual(timer.lastIntervalCount, 6, "key-light shadow, clear, occluder, under-layer, strands, and the resolve readBack ran")
+        XCTAssertEqual(timer.lastIntervalCount, 7, "key-light shadow, clear, occluder, under-layer, strands, skin shadow, and the resolve readBack ran")
         let parts = (0..<timer.lastIntervalCount).compactMap { timer.lastIntervalMs($0) }
-        XCTAssertEqual(parts.count, 6)
+        XCTAssertEqual(parts.count, 7)
         XCTAssertEqual(parts.reduce(0, +), total, accuracy: 1e-9)
-        XCTAssertNil(timer.lastIntervalMs(6))
+        XCTAssertNil(timer.lastIntervalMs(7))
     }
 
     // MARK: - Layering
