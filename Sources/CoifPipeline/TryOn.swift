@@ -361,7 +361,8 @@ public final class TryOnEngine {
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
                 return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                            lightLeft: shadowed ? skinLight : nil)
+                                            lightLeft: shadowed ? skinLight : nil,
+                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, region: region) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -469,6 +470,27 @@ public final class TryOnEngine {
         let strands = try strandGeometry(style: style, lod: lod, seed: job.seed)
         let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
         return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
+    }
+
+    /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
+    /// under the frame's lights (the skin target's G, just read back) over its mean on the face's own skin in
+    /// the crop, weighted by the own hair's matte. nil without a parse or without own skin in the crop.
+    private func filledSkinShading(_ analysis: PhotoAnalysis, region: PixelRect) -> FilledSkinShading? {
+        guard let ownHair = analysis.ownHair else { return nil }
+        var sum: Double = 0, count = 0
+        let width = analysis.frame.image.width
+        for row in 0..<region.height {
+            for column in 0..<region.width {
+                let shading = skinLight.rgba[(row * region.width + column) * 4 + 1]
+                let photo = (region.y + row) * width + region.x + column
+                if shading > 0, ownHair.classes[photo] == OwnHair.skin, ownHair.matte[photo] == 0 {
+                    sum += Double(shading)
+                    count += 1
+                }
+            }
+        }
+        guard count >= 64, sum > 0 else { return nil }
+        return FilledSkinShading(weights: ownHair.matte, scale: Float(Double(count) / sum))
     }
 
     /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face
