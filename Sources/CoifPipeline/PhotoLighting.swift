@@ -49,9 +49,10 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// How far the skin may move the exposure from Coif's portrait lights.
     static let exposureRange: ClosedRange<Float> = 0.75...1.05
 
-    /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
-    /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
-    public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {
+    /// The face's skin as Coif's posed head sees it: each head vertex that lands on skin (the parse's skin
+    /// and nose classes; without a parse, inside the landmarks' outline, darkest fifth and brightest
+    /// twentieth dropped), with its normal (OpenCV camera space) and the photo's linear colour there (3×3).
+    static func skinSamples(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> [(normal: Vec3, color: Vec3)] {
         let image = analysis.frame.image
         let camera = analysis.camera
         let toCamera = analysis.headToCamera
@@ -80,6 +81,31 @@ public struct PhotoLightEstimate: Sendable, Equatable {
             let count = samples.count
             samples = Array(samples[(count / 5)..<(count - count / 20)])
         }
+        return samples
+    }
+
+    /// The mean over the face's skin normals of the luminance `lighting` puts on a surface (key and fill at
+    /// their cosines, plus ambient): what the skin-shadow pass's shading (its G) is divided by, so the skin
+    /// the plate filled in is shaded relative to the face it was sampled from. Independent of the crop.
+    /// nil when too few skin vertices land on the face.
+    public static func meanSkinShading(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3], lighting: Lighting) -> Float? {
+        let samples = skinSamples(analysis, head: head, normals: normals)
+        guard samples.count >= minimumSamples else { return nil }
+        let key = dot(lighting.keyRadiance, rec709Luminance), fill = dot(lighting.fillRadiance, rec709Luminance)
+        let ambient = dot(lighting.ambientRadiance, rec709Luminance)
+        let keyDirection = normalize(lighting.keyDirection), fillDirection = normalize(lighting.fillDirection)
+        var sum: Float = 0
+        for sample in samples {
+            let n = PinholeCamera.flipCameraAndView(sample.normal)
+            sum += ambient + key * max(dot(n, keyDirection), 0) + fill * max(dot(n, fillDirection), 0)
+        }
+        return sum / Float(samples.count)
+    }
+
+    /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
+    /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
+    public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {
+        let samples = skinSamples(analysis, head: head, normals: normals)
         guard samples.count >= minimumSamples else { return nil }
 
         // Order-1 harmonics per channel, least squares.

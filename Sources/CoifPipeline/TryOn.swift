@@ -356,12 +356,14 @@ public final class TryOnEngine {
             let finish = photoFinish(job, analysis: first, timing: &timing)
             let region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            try drawLayer(scene, analysis: first, region: region, look: look(job, analysis: first, timing: &timing), timing: &timing)
+            let look = look(job, analysis: first, timing: &timing)
+            try drawLayer(scene, analysis: first, region: region, look: look, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
                 return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                            lightLeft: shadowed ? skinLight : nil)
+                                            lightLeft: shadowed ? skinLight : nil,
+                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, lighting: look.lighting) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -469,6 +471,16 @@ public final class TryOnEngine {
         let strands = try strandGeometry(style: style, lod: lod, seed: job.seed)
         let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
         return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
+    }
+
+    /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
+    /// under `lighting` (the skin target's G) over its mean on the face's own skin, weighted by the own
+    /// hair's matte. nil without a parse or when too little skin shows to take the mean.
+    private func filledSkinShading(_ analysis: PhotoAnalysis, lighting: Lighting) -> FilledSkinShading? {
+        guard let ownHair = analysis.ownHair,
+              let mean = PhotoLightEstimate.meanSkinShading(analysis, head: head, normals: headNormals, lighting: lighting),
+              mean > 0 else { return nil }
+        return FilledSkinShading(weights: ownHair.matte, scale: 1 / mean)
     }
 
     /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face

@@ -154,7 +154,7 @@ final class TryOnTests: XCTestCase {
             }
             let whole = try render(crop: false, finish: true), cropped = try render(crop: true, finish: true)
             let wholeSharp = try render(crop: false, finish: false), croppedSharp = try render(crop: true, finish: false)
-            var hairOutside = 0, differingOutside = 0, differingSharp = 0
+            var hairOutside = 0, differingOutside = 0, differingSharp = 0, differingBeyondRounding = 0
             let hairPixels = wholeSharp.images.matte.pixels.reduce(0) { $0 + ($1 > 0 ? 1 : 0) }
             for y in 0..<image.height {
                 for x in 0..<image.width {
@@ -164,18 +164,22 @@ final class TryOnTests: XCTestCase {
                     if !inside && whole.images.composite.pixels[i..<(i + 3)] != cropped.images.composite.pixels[i..<(i + 3)] {
                         differingOutside += 1
                     }
-                    if wholeSharp.images.composite.pixels[i..<(i + 3)] != croppedSharp.images.composite.pixels[i..<(i + 3)] {
-                        differingSharp += 1
-                    }
+                    let step = (0..<3).map { abs(Int(wholeSharp.images.composite.pixels[i + $0]) - Int(croppedSharp.images.composite.pixels[i + $0])) }.max()!
+                    if step > 0 { differingSharp += 1 }
+                    if step > 2 { differingBeyondRounding += 1 }
                 }
             }
             XCTAssertEqual(hairOutside, 0, "\(style): hair (blurred) outside the crop \(region)")
             XCTAssertEqual(differingOutside, 0, "\(style)")
-            // Inside the crop the sharp picture is the whole frame's up to the rasteriser's rounding of moved
-            // window coordinates (a strand's dither comes from the photo pixel and a flat per-strand number):
-            // 0-15 pixels a style measured; a shifted crop or a dither keyed to the target differs on a third.
-            // (The finish's blur spreads each such pixel over its kernel, so this is measured sharp.)
-            XCTAssertLessThan(Double(differingSharp) / Double(max(hairPixels, 1)), 0.01, "\(style): \(differingSharp) of \(hairPixels) hair pixels differ")
+            // Inside the crop the sharp picture is the whole frame's up to rounding: strand edges where the
+            // rasteriser rounds moved window coordinates differently (a strand's dither comes from the photo
+            // pixel and a flat per-strand number; 0-22 pixels a style by more than 2 levels), and 1-2 levels
+            // where the filled skin's shading is interpolated over the head (23-69 pixels in all a style). A
+            // shifted crop or a dither keyed to the target differs on a third of the hair. (The finish's blur
+            // spreads each such pixel over its kernel, so this is measured sharp.)
+            XCTAssertLessThan(Double(differingBeyondRounding) / Double(max(hairPixels, 1)), 0.01,
+                              "\(style): \(differingBeyondRounding) of \(hairPixels) hair pixels differ by more than 2 levels")
+            XCTAssertLessThan(differingSharp, image.width * image.height / 1000, "\(style): \(differingSharp) pixels differ")
         }
     }
 
