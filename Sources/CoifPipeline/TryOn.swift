@@ -387,6 +387,9 @@ public final class TryOnEngine {
         let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
             .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }
         var accumulated = HairLayer(width: region.width, height: region.height)
+        // Every face's hair shadow on its own skin, multiplied (R); no filled-skin shading (G 0) with several
+        // faces: each has its own light and own skin to normalise by.
+        var lightLeft: HairLayer?
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
         let farthestFirst = analyses.enumerated().sorted { a, b in
@@ -396,6 +399,14 @@ public final class TryOnEngine {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
             try drawLayer(scene, analysis: analysis, region: region, look: look(job, analysis: analysis, timing: &timing), timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
+            if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
+                if lightLeft == nil {
+                    var all = HairLayer(width: region.width, height: region.height)
+                    for p in 0..<(region.width * region.height) { all.rgba[p * 4] = 1 }
+                    lightLeft = all
+                }
+                for p in 0..<(region.width * region.height) { lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4] }
+            }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
             timing.measure(.composite) {
@@ -412,7 +423,8 @@ public final class TryOnEngine {
         }
         let images = timing.measure(.composite) { () -> CompositeImages in
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
-            return compositor.composite(layer: accumulated, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) })
+            return compositor.composite(layer: accumulated, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                        lightLeft: lightLeft)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)

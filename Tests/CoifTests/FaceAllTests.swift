@@ -70,6 +70,24 @@ final class FaceAllTests: XCTestCase {
             print(String(format: "FaceAllTests: face %d forehead coverage %.2f", i, coverage))
             XCTAssertGreaterThan(coverage, 0.5, "face \(i) has no hair on its forehead")
         }
+        // Each face's hair shadows its own skin: off the hair (matte 0), inside each face's box, the photo is
+        // darker than in the same render without shadows.
+        var unshadowedJob = TryOnJob(photoPath: path, color: try HairColor.parse("auburn"))
+        unshadowedJob.look.lighting.keyShadow = nil
+        let unshadowed = try engine.render(analyses, job: unshadowedJob, timing: &timing)
+        for (i, a) in analyses.enumerated() {
+            let box = a.chosen.box
+            var darker = 0
+            let width = result.images.matte.width
+            for y in max(Int(box.top), 0)..<min(Int(box.bottom), result.images.matte.height) {
+                for x in max(Int(box.left), 0)..<min(Int(box.right), width) where result.images.matte.pixels[y * width + x] == 0 {
+                    let j = (y * width + x) * 3
+                    if result.images.composite.pixels[j + 1] < unshadowed.images.composite.pixels[j + 1] { darker += 1 }
+                }
+            }
+            print("FaceAllTests: face \(i): \(darker) skin pixels darkened by its hair's shadow")
+            XCTAssertGreaterThan(darker, 20, "face \(i): its hair casts no shadow on its skin")
+        }
         // The largest face alone is the single-face render of it: same matte where the other head's hair is absent.
         let single = try engine.render(analysis: analyses[0], style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
         let left = meanMatte(single.images.matte, x0: 0, y0: 0, x1: 500, y1: 511), leftAll = meanMatte(result.images.matte, x0: 0, y0: 0, x1: 500, y1: 511)
