@@ -9,34 +9,37 @@ uniform float uKeyShadowDepthMm;        // mm per unit of stored depth
 uniform float uKeyShadowBiasMm;         // thickness a strand gives itself
 uniform int uKeyShadowOn;
 
-// The thickness of what lies (mm) between the key light and `positionHead` in `firstDepths` (a map of the
-// first surface's depth), averaged as transmittance over the 2×2 texels around it (bilinear weights):
-// exp(-σ t) for each extinction in `sigma` (x: single scattering, y: multiple scattering).
-vec2 transmittanceThrough(highp sampler2D firstDepths, vec3 positionHead, vec2 sigma) {
-    if (uKeyShadowOn == 0) return vec2(1.0);
+// The key light's view of a head-space point: its place on the maps (xy, 0..1) and its depth (z).
+vec3 keyLightCoordinates(vec3 positionHead) {
     vec4 p = uHeadToKeyLight * vec4(positionHead, 1.0);
-    vec2 uv = p.xy * 0.5 + 0.5;
-    float depth = p.z * 0.5 + 0.5;
+    return vec3(p.xy * 0.5 + 0.5, p.z * 0.5 + 0.5);
+}
+
+// exp(-σ t) for each extinction in `sigma` (x: single scattering, y: multiple scattering), t the thickness
+// (mm) between the first surface at texel `at` of `firstDepths` and `depth`, less the bias.
+vec2 transmittanceAtTexel(highp sampler2D firstDepths, ivec2 at, float depth, vec2 sigma) {
     ivec2 size = textureSize(firstDepths, 0);
-    vec2 texel = uv * vec2(size) - 0.5;
+    float first = texelFetch(firstDepths, clamp(at, ivec2(0), size - 1), 0).r;
+    float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
+    return exp(-sigma * thickness);
+}
+
+// Through hair and head alike: what a strand or the under-layer receives. Averaged over the 2×2 texels
+// around the point (bilinear weights).
+vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
+    if (uKeyShadowOn == 0) return vec2(1.0);
+    vec3 p = keyLightCoordinates(positionHead);
+    vec2 texel = p.xy * vec2(textureSize(uKeyShadowMap, 0)) - 0.5;
     ivec2 base = ivec2(floor(texel));
     vec2 f = texel - floor(texel);
     vec2 sum = vec2(0.0);
     for (int j = 0; j < 2; ++j) {
         for (int i = 0; i < 2; ++i) {
-            ivec2 at = clamp(base + ivec2(i, j), ivec2(0), size - 1);
-            float first = texelFetch(firstDepths, at, 0).r;
-            float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
             float w = (i == 1 ? f.x : 1.0 - f.x) * (j == 1 ? f.y : 1.0 - f.y);
-            sum += w * exp(-sigma * thickness);
+            sum += w * transmittanceAtTexel(uKeyShadowMap, base + ivec2(i, j), p.z, sigma);
         }
     }
     return sum;
-}
-
-// Through hair and head alike: what a strand or the under-layer receives.
-vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
-    return transmittanceThrough(uKeyShadowMap, positionHead, sigma);
 }
 
 // Through hair only: what the skin receives (the head's own shadow is in the photo already). Averaged over
@@ -45,18 +48,12 @@ vec2 keyLightTransmittance(vec3 positionHead, vec2 sigma) {
 // map's texels as blocks on a forehead.
 vec2 keyLightHairTransmittance(vec3 positionHead, vec2 sigma) {
     if (uKeyShadowOn == 0) return vec2(1.0);
-    vec4 p = uHeadToKeyLight * vec4(positionHead, 1.0);
-    vec2 uv = p.xy * 0.5 + 0.5;
-    float depth = p.z * 0.5 + 0.5;
-    ivec2 size = textureSize(uKeyHairDepthMap, 0);
-    ivec2 centre = ivec2(floor(uv * vec2(size)));
+    vec3 p = keyLightCoordinates(positionHead);
+    ivec2 centre = ivec2(floor(p.xy * vec2(textureSize(uKeyHairDepthMap, 0))));
     vec2 sum = vec2(0.0);
     for (int j = -3; j <= 3; j += 2) {
         for (int i = -3; i <= 3; i += 2) {
-            ivec2 at = clamp(centre + ivec2(i, j), ivec2(0), size - 1);
-            float first = texelFetch(uKeyHairDepthMap, at, 0).r;
-            float thickness = max((depth - first) * uKeyShadowDepthMm - uKeyShadowBiasMm, 0.0);
-            sum += exp(-sigma * thickness);
+            sum += transmittanceAtTexel(uKeyHairDepthMap, centre + ivec2(i, j), p.z, sigma);
         }
     }
     return sum / 16.0;

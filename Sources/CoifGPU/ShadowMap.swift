@@ -21,20 +21,20 @@ public final class ShadowMap {
         self.context = context
         self.sizePx = sizePx
         context.ensureCurrent()
-        glGenTextures(1, &depthTexture)
-        glBindTexture(GLenum(GL_TEXTURE_2D), depthTexture)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_DEPTH_COMPONENT32F), GLsizei(sizePx), GLsizei(sizePx))
-        // Read with texelFetch; nearest and no comparison so a fetch returns the stored depth.
-        for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
-            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
+        // Both read with texelFetch: nearest, and no comparison, so a fetch returns the stored value.
+        func texture(_ format: Int32) -> GLuint {
+            var texture: GLuint = 0
+            glGenTextures(1, &texture)
+            glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+            glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(format), GLsizei(sizePx), GLsizei(sizePx))
+            for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
+                glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
+            }
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_COMPARE_MODE), GL_NONE)
+            return texture
         }
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_COMPARE_MODE), GL_NONE)
-        glGenTextures(1, &colorTexture)
-        glBindTexture(GLenum(GL_TEXTURE_2D), colorTexture)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_R32F), GLsizei(sizePx), GLsizei(sizePx))
-        for parameter in [GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER] {
-            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), GL_NEAREST)
-        }
+        depthTexture = texture(GL_DEPTH_COMPONENT32F)
+        colorTexture = texture(GL_R32F)
         glBindTexture(GLenum(GL_TEXTURE_2D), 0)
         glGenFramebuffers(1, &framebuffer)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)

@@ -49,16 +49,19 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// How far the skin may move the exposure from Coif's portrait lights.
     static let exposureRange: ClosedRange<Float> = 0.75...1.05
 
+    /// A head vertex on the face's skin: its normal (OpenCV camera space) and the photo's linear colour there.
+    typealias SkinSample = (normal: Vec3, color: Vec3)
+
     /// The face's skin as Coif's posed head sees it: each head vertex that lands on skin (the parse's skin
     /// and nose classes; without a parse, inside the landmarks' outline, darkest fifth and brightest
     /// twentieth dropped), with its normal (OpenCV camera space) and the photo's linear colour there (3×3).
-    static func skinSamples(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> [(normal: Vec3, color: Vec3)] {
+    static func skinSamples(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> [SkinSample] {
         let image = analysis.frame.image
         let camera = analysis.camera
         let toCamera = analysis.headToCamera
         let classes = analysis.ownHair?.classes
         let outline = classes == nil ? faceOutline(analysis.chosen.landmarks) : []
-        var samples: [(normal: Vec3, color: Vec3)] = []
+        var samples: [SkinSample] = []
         samples.reserveCapacity(1024)
         for (vertex, normal) in zip(head.vertices, normals) {
             let p = toCamera.transformPoint(vertex)
@@ -88,8 +91,8 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// their cosines, plus ambient): what the skin-shadow pass's shading (its G) is divided by, so the skin
     /// the plate filled in is shaded relative to the face it was sampled from. Independent of the crop.
     /// nil when too few skin vertices land on the face.
-    public static func meanSkinShading(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3], lighting: Lighting) -> Float? {
-        let samples = skinSamples(analysis, head: head, normals: normals)
+    /// - Parameter samples: `skinSamples` of the face (taken once a still, for this and `estimate`).
+    static func meanSkinShading(_ samples: [SkinSample], lighting: Lighting) -> Float? {
         guard samples.count >= minimumSamples else { return nil }
         let key = dot(lighting.keyRadiance, rec709Luminance), fill = dot(lighting.fillRadiance, rec709Luminance)
         let ambient = dot(lighting.ambientRadiance, rec709Luminance)
@@ -105,7 +108,11 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
     /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
     public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {
-        let samples = skinSamples(analysis, head: head, normals: normals)
+        estimate(skinSamples(analysis, head: head, normals: normals))
+    }
+
+    /// The light from the face's `skinSamples`.
+    static func estimate(_ samples: [SkinSample]) -> PhotoLightEstimate? {
         guard samples.count >= minimumSamples else { return nil }
 
         // Order-1 harmonics per channel, least squares.

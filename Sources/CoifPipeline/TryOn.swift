@@ -12,7 +12,6 @@ import CoifGroom
 import CoifMedia
 import CoifRender
 import CoifVision
-import Dispatch
 import Logging
 
 /// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
@@ -154,13 +153,17 @@ public final class TryOnEngine {
         let head = styles.head
         typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
                             timing: FrameTiming, doneMs: Double)
-        let photoChecked = PhotoCheck()
+        // The GPU's start waits for the photo's decode (a few milliseconds; the vision thread, which decodes
+        // first, stays the longer path): a photo refused from its header is then refused before llvmpipe
+        // compiles a shader, whose JIT needs far more address space than the refusal (under `ulimit -v`, a
+        // 69-byte PNG bomb otherwise ended in LLVM's out-of-memory abort instead of exit 15).
+        let photoChecked = Handoff<Void>()
         let work = BackgroundWork(name: "coif.vision") { () -> Vision in
             // The photo first: a file that is no image (or no file) is reported before any model is read,
-            // and before the GPU starts (see PhotoCheck).
+            // and before the GPU starts (photoChecked).
             var timing = FrameTiming()
             let decoded = Result { try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing) }
-            photoChecked.open(decoded.map { _ in () })
+            photoChecked.give(decoded.map { _ in () })
             // The face-parsing network loads on a third thread while dlib's model loads and the faces are
             // found; a photo that is not decoded never loads it.
             let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
@@ -208,17 +211,6 @@ public final class TryOnEngine {
         let analyses = try done.analyses.get()
         let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
-    }
-
-    /// The GPU's start waits for the photo's decode (a few milliseconds; the vision thread, which decodes
-    /// first, stays the longer path): a photo refused from its header is then refused before llvmpipe
-    /// compiles a shader, whose JIT needs far more address space than the refusal (under `ulimit -v`, a
-    /// 69-byte PNG bomb otherwise ended in LLVM's out-of-memory abort instead of exit 15).
-    private final class PhotoCheck: @unchecked Sendable {
-        private let opened = DispatchSemaphore(value: 0)
-        private var outcome: Result<Void, Error>?  // written once before `opened` is signalled
-        func open(_ result: Result<Void, Error>) { outcome = result; opened.signal() }
-        func wait() throws { opened.wait(); try outcome!.get() }
     }
 
     public var rendererDescription: String { renderer.context.renderer }
@@ -356,14 +348,16 @@ public final class TryOnEngine {
             let finish = photoFinish(job, analysis: first, timing: &timing)
             let region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            let look = look(job, analysis: first, timing: &timing)
+            // The face's skin, read once for the light and for the filled skin's shading (when either is wanted).
+            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(first, timing: &timing) : []
+            let look = look(job, skin: skin, timing: &timing)
             try drawLayer(scene, analysis: first, region: region, look: look, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
                 return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
                                             lightLeft: shadowed ? skinLight : nil,
-                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, lighting: look.lighting) : nil)
+                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -397,7 +391,8 @@ public final class TryOnEngine {
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            try drawLayer(scene, analysis: analysis, region: region, look: look(job, analysis: analysis, timing: &timing), timing: &timing)
+            let skin = job.lightsFromPhoto ? faceSkin(analysis, timing: &timing) : []
+            try drawLayer(scene, analysis: analysis, region: region, look: look(job, skin: skin, timing: &timing), timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
             if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
                 if lightLeft == nil {
@@ -485,22 +480,25 @@ public final class TryOnEngine {
         return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
     }
 
+    /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
+    private func faceSkin(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> [PhotoLightEstimate.SkinSample] {
+        timing.measure(.scene) { PhotoLightEstimate.skinSamples(analysis, head: head, normals: headNormals) }
+    }
+
     /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
-    /// under `lighting` (the skin target's G) over its mean on the face's own skin, weighted by the own
+    /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by the own
     /// hair's matte. nil without a parse or when too little skin shows to take the mean.
-    private func filledSkinShading(_ analysis: PhotoAnalysis, lighting: Lighting) -> FilledSkinShading? {
-        guard let ownHair = analysis.ownHair,
-              let mean = PhotoLightEstimate.meanSkinShading(analysis, head: head, normals: headNormals, lighting: lighting),
-              mean > 0 else { return nil }
+    private func filledSkinShading(_ analysis: PhotoAnalysis, skin: [PhotoLightEstimate.SkinSample], lighting: Lighting) -> FilledSkinShading? {
+        guard let ownHair = analysis.ownHair, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
         return FilledSkinShading(weights: ownHair.matte, scale: 1 / mean)
     }
 
-    /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face
-    /// shows enough skin to read it (timed with the scene).
-    private func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
+    /// The job's look, lit as the face whose `skin` this is when the job asks for the photo's light and the
+    /// face shows enough skin to read it (timed with the scene).
+    private func look(_ job: TryOnJob, skin: [PhotoLightEstimate.SkinSample], timing: inout FrameTiming) -> HairLook {
         var look = job.look
         guard job.lightsFromPhoto else { return look }
-        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(analysis, head: head, normals: headNormals) }) {
+        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(skin) }) {
             look.lighting = estimate.lighting(base: look.lighting)
             logger.debug("light from the photo", metadata: [
                 "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",

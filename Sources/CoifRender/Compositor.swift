@@ -70,45 +70,45 @@ public struct Compositor: Sendable {
         let fillScale = filledSkin?.scale ?? 1
         decodeTable.withUnsafeBufferPointer { table in
             fillWeights.withUnsafeBufferPointer { fill in
-            lightLeftPixels.withUnsafeBufferPointer { leftPixels in
-            layer.rgba.withUnsafeBufferPointer { rgba in
-                composite.pixels.withUnsafeMutableBufferPointer { out in
-                    hair.pixels.withUnsafeMutableBufferPointer { hairOut in
-                        matte.pixels.withUnsafeMutableBufferPointer { matteOut in
-                            for row in 0..<rect.height {
-                                for column in 0..<rect.width {
-                                    let l = row * rect.width + column                          // in the layer
-                                    let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
-                                    var left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
-                                    if !fill.isEmpty, fill[i] > 0, leftPixels[l * 4 + 1] > 0 {  // G 0: no head there
-                                        let shading = min(max(leftPixels[l * 4 + 1] * fillScale, FilledSkinShading.range.lowerBound),
-                                                          FilledSkinShading.range.upperBound)
-                                        left *= 1 + fill[i] * (shading - 1)
+                lightLeftPixels.withUnsafeBufferPointer { leftPixels in
+                    layer.rgba.withUnsafeBufferPointer { rgba in
+                        composite.pixels.withUnsafeMutableBufferPointer { out in
+                            hair.pixels.withUnsafeMutableBufferPointer { hairOut in
+                                matte.pixels.withUnsafeMutableBufferPointer { matteOut in
+                                    for row in 0..<rect.height {
+                                        for column in 0..<rect.width {
+                                            let l = row * rect.width + column                          // in the layer
+                                            let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
+                                            var left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
+                                            if !fill.isEmpty, fill[i] > 0, leftPixels[l * 4 + 1] > 0 {  // G 0: no head there
+                                                let shading = min(max(leftPixels[l * 4 + 1] * fillScale, FilledSkinShading.range.lowerBound),
+                                                                  FilledSkinShading.range.upperBound)
+                                                left *= 1 + fill[i] * (shading - 1)
+                                            }
+                                            // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
+                                            // reaches the composite, so a recolour changes nothing outside the matte;
+                                            // where its shadow is invisible too, the photo's bytes are kept.
+                                            let seen = rgba[l * 4 + 3] >= 0.5 / 255
+                                            if !seen && abs(left - 1) < 0.5 / 255 { continue }
+                                            let alpha = seen ? min(rgba[l * 4 + 3], 1) : 0
+                                            let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
+                                            for c in 0..<3 {
+                                                let premultiplied = seen ? max(rgba[l * 4 + c], 0) : 0
+                                                let background = min(table[Int(out[i * 3 + c])] * left, 1)
+                                                let value = encode(premultiplied + (1 - alpha) * background)
+                                                out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
+                                                hairOut[i * 4 + c] = encode(premultiplied)
+                                            }
+                                            let coverage = UInt8((alpha * 255).rounded())
+                                            hairOut[i * 4 + 3] = coverage
+                                            matteOut[i] = coverage
+                                        }
                                     }
-                                    // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
-                                    // reaches the composite, so a recolour changes nothing outside the matte;
-                                    // where its shadow is invisible too, the photo's bytes are kept.
-                                    let seen = rgba[l * 4 + 3] >= 0.5 / 255
-                                    if !seen && abs(left - 1) < 0.5 / 255 { continue }
-                                    let alpha = seen ? min(rgba[l * 4 + 3], 1) : 0
-                                    let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
-                                    for c in 0..<3 {
-                                        let premultiplied = seen ? max(rgba[l * 4 + c], 0) : 0
-                                        let background = min(table[Int(out[i * 3 + c])] * left, 1)
-                                        let value = encode(premultiplied + (1 - alpha) * background)
-                                        out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
-                                        hairOut[i * 4 + c] = encode(premultiplied)
-                                    }
-                                    let coverage = UInt8((alpha * 255).rounded())
-                                    hairOut[i * 4 + 3] = coverage
-                                    matteOut[i] = coverage
                                 }
                             }
                         }
                     }
                 }
-            }
-            }
             }
         }
         return CompositeImages(composite: composite, hair: hair, matte: matte)

@@ -257,22 +257,29 @@ public final class HairRenderer {
         lastPassMs.removeAll(keepingCapacity: true)
         if finishesEachPass { context.finish() }
         for pass in passes {
-            let start = finishesEachPass ? monotonicMs() : 0
-            gpuTimer?.begin()
-            try pass.run(in: passContext)
-            gpuTimer?.end()
-            if finishesEachPass {
-                context.finish()
-                lastPassMs.append((pass.label, monotonicMs() - start))
-            }
+            try timed(pass.label) { try pass.run(in: passContext) }
             try context.checkError("rendering hair (\(pass.label) pass)")
+        }
+    }
+
+    /// Runs one pass's GPU work between the GPU timer's marks and, with `finishesEachPass`, records its
+    /// wall time to a `glFinish`.
+    private func timed(_ label: StaticString, _ work: () throws -> Void) rethrows {
+        let start = finishesEachPass ? monotonicMs() : 0
+        gpuTimer?.begin()
+        try work()
+        gpuTimer?.end()
+        if finishesEachPass {
+            context.finish()
+            lastPassMs.append((label, monotonicMs() - start))
         }
     }
 
     /// The passes of a still (`headAlbedoLinear` nil: the head as depth only, the photo shows it) or of a
     /// preview (the head shaded opaque in that colour), into `target`: the key light's shadow map (unless
     /// shadows are off), clear, head, under-layer (when `shell` is given), strands, and for a still with
-    /// shadows the hair's shadow on the skin (into `skinShadowTarget`). Append or insert passes to extend a frame; run with `render`.
+    /// shadows the hair's shadow on the skin (into `skinShadowTarget`). Append or insert passes to extend a
+    /// frame; run with `render`.
     public func standardPasses(occluder: OccluderGeometry, shell: ShellGeometry?, strands: StrandGeometry,
                                widths: StrandWidths, headAlbedoLinear: Vec3? = nil) -> [any RenderPass] {
         var passes: [any RenderPass] = []
@@ -358,14 +365,8 @@ public final class HairRenderer {
     /// frame). Collects the frame's GPU timings, if any.
     public func readBack(into layer: inout HairLayer) throws {
         if target.needsResolve, let passContext = lastPassContext {
-            let start = finishesEachPass ? monotonicMs() : 0
-            gpuTimer?.begin()
-            try ResolvePass(target: target).run(in: passContext)
-            gpuTimer?.end()
-            if finishesEachPass {
-                context.finish()
-                lastPassMs.append(("resolve", monotonicMs() - start))
-            }
+            let resolve = ResolvePass(target: target)
+            try timed(resolve.label) { try resolve.run(in: passContext) }
         }
         layer.resize(width: target.width, height: target.height)
         layer.rgba.withUnsafeMutableBufferPointer { target.read(into: $0.baseAddress!) }

@@ -169,8 +169,8 @@ struct KeyShadowUniforms {
 
 /// The hair's shadow on the skin: the head drawn where it is, in the photo's camera, into `target`, each
 /// pixel the share of the skin's light left where the new hair stands between it and the key light (R; 1
-/// off the head) and the skin's shading under the frame's lights (G; 0 off the head). The composite multiplies the photo by it under the hair layer. Stills only; after the
-/// key light's pass.
+/// off the head) and the skin's shading under the frame's lights (G; 0 off the head). The composite
+/// multiplies the photo by it under the hair layer. Stills only; after the key light's pass.
 public struct SkinShadowPass: RenderPass {
     public var target: RenderTarget
     public var occluder: OccluderGeometry
