@@ -194,6 +194,8 @@ public struct PoseRow: Codable, Sendable {
     /// Why the row could not be evaluated (its ground truth unreadable: a truncated or damaged .mat, a
     /// missing or misshapen Pose_Para); nil for an evaluated row, found or not.
     public var error: String? = nil
+    /// Which model's points the estimate comes from (`LandmarkModel`); nil when not found.
+    public var model: String? = nil
 }
 
 public struct LandmarkReport: Codable, Sendable {
@@ -259,9 +261,10 @@ public struct Evaluator {
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
-            let boxes = analyzer.detectFaces(gray: gray)
+            let boxes = analyzer.detectFaces(gray: gray, rgb: photo.image)
             ms.detect = monotonicMs() - start
             let name = (item.imagePath as NSString).lastPathComponent
+            let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
             let mirroredGray = mirrorAverage ? gray.mirrored() : nil  // once per image, shared by its faces
             for (index, face) in item.faces.enumerated() {
                 let centre = face.landmarks.reduce(Vec2(), +) / Float(face.landmarks.count)
@@ -272,7 +275,11 @@ public struct Evaluator {
                 }
                 var faceMs = ms
                 start = monotonicMs()
-                let points = fit(gray: gray, mirroredGray: mirroredGray, box: box)
+                var timing = FrameTiming()
+                let choice = try? analyzer.chooseLandmarks(image: photo.image, box: box, intrinsics: intrinsics, timing: &timing) {
+                    fit(gray: gray, mirroredGray: mirroredGray, box: box)
+                }
+                let points = choice?.landmarks ?? []
                 faceMs.landmarks = monotonicMs() - start
                 guard points.count == 68 else {
                     rows.append(LandmarkRow(image: name, face: index, found: false, nme: nil, meanErrorPx: nil, ms: faceMs))
@@ -314,7 +321,7 @@ public struct Evaluator {
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
-            let boxes = analyzer.detectFaces(gray: gray)
+            let boxes = analyzer.detectFaces(gray: gray, rgb: photo.image)
             ms.detect = monotonicMs() - start
             let centre = truth.landmarks.reduce(Vec2(), +) / 68
             guard let box = boxes.min(by: { distance($0.center, centre) < distance($1.center, centre) }) else {
@@ -322,16 +329,18 @@ public struct Evaluator {
                 continue
             }
             start = monotonicMs()
-            let points = fit(gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
-            ms.landmarks = monotonicMs() - start
-            guard points.count == 68 else {
+            let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
+            var timing = FrameTiming()
+            let choice = try analyzer.chooseLandmarks(image: photo.image, box: box, intrinsics: intrinsics, timing: &timing) {
+                fit(gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
+            }
+            ms.landmarks = timing[.landmarks] ?? 0
+            ms.pose = timing[.pose] ?? 0
+            guard let choice else {
                 rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms))
                 continue
             }
-            start = monotonicMs()
-            let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
-            let headPose = try analyzer.solvePose(landmarks: points, intrinsics: intrinsics)
-            ms.pose = monotonicMs() - start
+            let points = choice.landmarks, headPose = choice.pose
             let a = AFLWPose.angles(headPose)
             let estimate = [a.pitch, a.yaw, a.roll]
             let errors = zip(estimate, truthAngles).map { e, t -> Double in
@@ -339,7 +348,7 @@ public struct Evaluator {
                 return min(d, 360 - d)
             }
             rows.append(PoseRow(image: name, found: true, truth: truthAngles, estimate: estimate, absError: errors,
-                                nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms))
+                                nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue))
         }
         return PoseReport(rows: rows)
     }

@@ -7,10 +7,13 @@ import CoifGroom
 import CoifVision
 
 extension FaceAnalyzer {
-    /// The analyzer with dlib's model from Debian's libdlib-data and the landmarks of Coif's own head.
-    public static func standard(predictorPath: String = FaceFinder.defaultPredictorPath) throws -> FaceAnalyzer {
+    /// The analyzer with dlib's model from Debian's libdlib-data, MediaPipe's detector and face mesh from
+    /// the model cache (`faceMesh: false`: dlib alone), and the landmarks of Coif's own head. A missing or
+    /// damaged mesh model is `assetFailed` (exit 50), naming the file and `make models`.
+    public static func standard(predictorPath: String = FaceFinder.defaultPredictorPath, faceMesh: Bool = true) throws -> FaceAnalyzer {
         let head = try HeadModel.standard()
-        return FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68)
+        return FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68,
+                            faceMesh: faceMesh ? try FaceMesh() : nil)
     }
 }
 

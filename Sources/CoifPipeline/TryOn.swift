@@ -118,10 +118,11 @@ public final class TryOnEngine {
     public convenience init(logger: Logger, userStyleDirectories: [String] = [],
                             predictorPath: String = FaceFinder.defaultPredictorPath,
                             parserPath: String = FaceParser.defaultModelPath) throws {
-        let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath)) }
+        let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath), try FaceMesh()) }
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
         try self.init(logger: logger, styles: styles, parserPath: parserPath) {
-            FaceAnalyzer(faceFinder: try faceFinder.wait().finder, headLandmarks: styles.head.landmarks68)
+            let loaded = try faceFinder.wait()
+            return FaceAnalyzer(faceFinder: loaded.finder, headLandmarks: styles.head.landmarks68, faceMesh: loaded.mesh)
         }
     }
 
@@ -168,12 +169,15 @@ public final class TryOnEngine {
             // found; a photo that is not decoded never loads it.
             let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
                 ? BackgroundWork(name: "coif.parser-load") { ParserBox(try FaceParser(modelPath: parserPath)) } : nil
-            let finder: FaceFinder
-            do { finder = try FaceFinder(predictorPath: predictorPath) } catch {
+            let finder: FaceFinder, mesh: FaceMesh
+            do {
+                finder = try FaceFinder(predictorPath: predictorPath)
+                mesh = try FaceMesh()
+            } catch {
                 _ = try? parserWork?.wait()
                 throw error
             }
-            let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: head.landmarks68)
+            let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: head.landmarks68, faceMesh: mesh)
             var parser: ParserBox?
             let analyses = Result { () -> [PhotoAnalysis] in
                 let analyses: [PhotoAnalysis]
@@ -263,8 +267,8 @@ public final class TryOnEngine {
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
         var sized = analyses
         for i in sized.indices {
-            let landmarks = sized[i].chosen.landmarks
-            sized[i] = HeadSizing.fit(sized[i], hair: hair, head: head) { try analyzer.solvePose(landmarks: landmarks, intrinsics: $0) }
+            let face = sized[i]
+            sized[i] = HeadSizing.fit(face, hair: hair, head: head) { try analyzer.solvePose(for: face.face, intrinsics: $0) }
         }
         let plate = try timing.measure(.plate) { () -> PixelImage in
             let mask = headSilhouette(sized, head: head)
@@ -646,9 +650,13 @@ struct ParserBox: @unchecked Sendable {
     init(_ parser: FaceParser) { self.parser = parser }
 }
 
-/// Carries the freshly loaded FaceFinder from its loading thread to the engine's; nothing else touches it
-/// until the hand-over, so the unchecked Sendable is sound.
+/// Carries the freshly loaded FaceFinder and FaceMesh from their loading thread to the engine's; nothing
+/// else touches them until the hand-over, so the unchecked Sendable is sound.
 private struct FaceFinderBox: @unchecked Sendable {
     let finder: FaceFinder
-    init(_ finder: FaceFinder) { self.finder = finder }
+    let mesh: FaceMesh
+    init(_ finder: FaceFinder, _ mesh: FaceMesh) {
+        self.finder = finder
+        self.mesh = mesh
+    }
 }

@@ -13,11 +13,22 @@ public enum FaceChoice: Sendable, Equatable {
     case all
 }
 
-/// One face: where it is, its 68 points and its head pose.
+/// Which network's points a face's 68 landmarks and pose come from.
+public enum LandmarkModel: String, Sendable, Codable {
+    /// dlib's 68-point shape predictor (trained within about ±45° of yaw; the better fit there).
+    case dlib
+    /// MediaPipe's FaceMesh (468 points with depth), read off as 68 (`FaceMesh.ibug68`): past dlib's range.
+    case mesh
+}
+
+/// One face: where it is, its 68 points and its head pose, which model fitted them, and the mesh's 468
+/// points when the mesh was used.
 public struct FaceFit: Sendable {
     public var box: FaceBox
     public var landmarks: [Vec2]
     public var pose: HeadPose
+    public var landmarkModel: LandmarkModel
+    public var meshPoints: [Vec3]?
 }
 
 /// What the vision stages found for one face of a frame: reusable when only the style or the look changes.
@@ -30,6 +41,10 @@ public struct FaceAnalysis: Sendable {
     public var pose: HeadPose
     /// Jaw-to-jaw width in pixels: drives the level of detail.
     public var faceWidthPx: Double
+    /// Which model's points `chosen.landmarks` and `pose` come from.
+    public var landmarkModel: LandmarkModel = .dlib
+    /// FaceMesh's 468 points (photo pixels, z relative) when `landmarkModel` is `.mesh`.
+    public var meshPoints: [Vec3]? = nil
 }
 
 public final class FaceAnalyzer {
@@ -38,6 +53,9 @@ public final class FaceAnalyzer {
     public static let defaultFieldOfViewDegrees = 50.0
 
     public let faceFinder: FaceFinder
+    /// MediaPipe's detector and face mesh: where dlib's detector finds nothing and where its 68-point fit
+    /// is past its range (`meshSwitchYawDegrees`). nil: dlib alone, as before the mesh.
+    public let faceMesh: FaceMesh?
     /// The 68 reference points on Coif's head mesh (head space, mm): the pose maps these onto the photo.
     public let headLandmarks: [Vec3]
 
@@ -45,9 +63,10 @@ public final class FaceAnalyzer {
     /// 0 for renders, so the committed goldens stay byte-identical; `coif eval` uses 2 (see Evaluator).
     public var landmarkRefits = 0
 
-    public init(faceFinder: FaceFinder, headLandmarks: [Vec3]) {
+    public init(faceFinder: FaceFinder, headLandmarks: [Vec3], faceMesh: FaceMesh? = nil) {
         self.faceFinder = faceFinder
         self.headLandmarks = headLandmarks
+        self.faceMesh = faceMesh
     }
 
     /// detect → landmarks → pose of one face. `.largest` uses `detectFaces` (the first detector pass that
@@ -62,7 +81,7 @@ public final class FaceAnalyzer {
             return all[i]
         }
         let gray = frame.image.grayscale()
-        let boxes = timing.measure(.detect) { detectFaces(gray: gray) }
+        let boxes = timing.measure(.detect) { detectFaces(gray: gray, rgb: frame.image) }
         guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
         let ordered = boxes.sorted(by: Self.largerFirst)
         return try fit(frame, gray: gray, boxes: ordered, box: ordered[0], timing: &timing)
@@ -84,7 +103,7 @@ public final class FaceAnalyzer {
     /// `largest` would pick when both find it.
     public func analyseAll(_ frame: Frame, timing: inout FrameTiming) throws -> [FaceAnalysis] {
         let gray = frame.image.grayscale()
-        let boxes = timing.measure(.detect) { detectAllFaces(gray: gray) }
+        let boxes = timing.measure(.detect) { detectAllFaces(gray: gray, rgb: frame.image) }
         guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
         let ordered = boxes.sorted(by: Self.largerFirst)
         var fits: [FaceAnalysis] = []
@@ -102,28 +121,98 @@ public final class FaceAnalyzer {
 
     private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox,
                      timing: inout FrameTiming) throws -> FaceAnalysis {
-        let landmarks = timing.measure(.landmarks) { faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits) }
-        guard landmarks.count == 68 else { throw CoifError.noFace(path: frame.source) }
-        let face = Face(box: box, landmarks: landmarks)
         let intrinsics = Self.intrinsics(for: frame)
-        let pose: HeadPose
+        let chosen: LandmarkChoice?
         do {
-            pose = try timing.measure(.pose) { try solvePose(landmarks: landmarks, intrinsics: intrinsics) }
+            chosen = try chooseLandmarks(image: frame.image, box: box, intrinsics: intrinsics, timing: &timing) {
+                faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
+            }
         } catch {
             // solvePnP finds nothing in front of the camera when the camera is far from the photo's own
             // (a 2° field of view, a super-zoom's EXIF): the user's input, not a bug.
             let fov = 2 * atan(Double(frame.image.width) / 2 / intrinsics.fx) * 180 / .pi
             throw CoifError.poseNotFound(path: frame.source, reason: String(format: "camera field of view %.1f°; try --fov-degrees near 50", fov))
         }
+        guard let chosen else { throw CoifError.noFace(path: frame.source) }
+        let landmarks = chosen.landmarks
+        let face = Face(box: box, landmarks: landmarks)
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
-        return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: pose, faceWidthPx: faceWidth)
+        return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: chosen.pose, faceWidthPx: faceWidth,
+                            landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil)
+    }
+
+    /// A face's 68 points and pose, from dlib or from the mesh (see `chooseLandmarks`).
+    public struct LandmarkChoice: Sendable {
+        public var landmarks: [Vec2]
+        public var pose: HeadPose
+        public var model: LandmarkModel
+        /// The mesh's fit whenever the mesh ran (also when dlib's points were kept).
+        public var mesh: FaceMeshFit?
+    }
+
+    /// Past this yaw, read from the mesh's own pose, the mesh's points and pose replace dlib's. dlib's
+    /// predictor was trained within about ±45° and answers a near-frontal shape beyond it (AFLW2000-3D
+    /// image00251, yaw −55°: dlib's pose is 54° off); within its range its 68 points follow the iBUG
+    /// convention the rest of Coif was tuned on, and fit frontal faces better than the mesh does (menpo NME,
+    /// README "Faces at every angle"). Measured on the shared AFLW2000-3D sample (README).
+    public static let meshSwitchYawDegrees = 40.0
+    /// The mesh's face flag below which its fit is not used (the region holds no face).
+    public static let meshMinPresence: Float = 0.5
+
+    /// dlib's 68 points (`dlibLandmarks`, run always: it is the fit within its range) and, with a face
+    /// mesh loaded, the mesh's fit of the same box; the mesh's points and pose win when its pose turns past
+    /// `meshSwitchYawDegrees` or dlib fitted nothing. nil when neither fitted. Throws what the pose throws.
+    /// Both fits are timed as `.landmarks`, the poses as `.pose`.
+    public func chooseLandmarks(image: PixelImage, box: FaceBox, intrinsics: CameraIntrinsics, timing: inout FrameTiming,
+                                dlibLandmarks: () -> [Vec2]) throws -> LandmarkChoice? {
+        let (dlib, mesh) = timing.measure(.landmarks) { () -> ([Vec2], FaceMeshFit?) in
+            let dlib = dlibLandmarks()
+            guard let faceMesh, image.channels == 3 else { return (dlib, nil) }
+            let eyeAngle = dlib.count == 68 ? Self.eyeLineAngle(dlib) : 0
+            return (dlib, faceMesh.fit(image, box: box, eyeAngle: eyeAngle).flatMap { $0.presence >= Self.meshMinPresence ? $0 : nil })
+        }
+        if let mesh {
+            let meshLandmarks = mesh.landmarks68
+            let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
+            if dlib.count != 68 || abs(meshPose.yawDegrees) > Self.meshSwitchYawDegrees {
+                return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
+            }
+        }
+        guard dlib.count == 68 else { return nil }
+        let pose = try timing.measure(.pose) { try solvePose(landmarks: dlib, intrinsics: intrinsics) }
+        return LandmarkChoice(landmarks: dlib, pose: pose, model: .dlib, mesh: mesh)
+    }
+
+    /// The eye line's angle (radians, image axes) from the subject's right eye (36–41) to the left (42–47).
+    static func eyeLineAngle(_ landmarks: [Vec2]) -> Float {
+        let right = landmarks[36...41].reduce(Vec2(), +) / 6, left = landmarks[42...47].reduce(Vec2(), +) / 6
+        return atan2(left.y - right.y, left.x - right.x)
+    }
+
+    /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),
+    /// but no second solve without the far side: the mesh places hidden points from its 3D shape, not from a
+    /// frontal prior, so they hold the pose rather than pull it toward frontal.
+    public func solveMeshPose(landmarks: [Vec2], intrinsics: CameraIntrinsics) throws -> HeadPose {
+        try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)
+    }
+
+    /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
+    /// length): solved as the face's landmark model solves it.
+    public func solvePose(for analysis: FaceAnalysis, intrinsics: CameraIntrinsics) throws -> HeadPose {
+        let landmarks = analysis.chosen.landmarks
+        return analysis.landmarkModel == .mesh
+            ? try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics)
+            : try solvePose(landmarks: landmarks, intrinsics: intrinsics)
     }
 
     /// Every face in a frame (`detectAllFaces`), largest first, each with its 68 landmarks and head pose.
     public func fitAll(_ frame: Frame) throws -> (intrinsics: CameraIntrinsics, faces: [FaceFit]) {
         var timing = FrameTiming()
         let all = try analyseAll(frame, timing: &timing)
-        return (all[0].intrinsics, all.map { FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose) })
+        return (all[0].intrinsics, all.map {
+            FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose, landmarkModel: $0.landmarkModel,
+                    meshPoints: $0.meshPoints)
+        })
     }
 
     /// The landmarks that move rigidly with the skull: nose (27–35), eyes (36–47) and the chin (8).
@@ -193,31 +282,41 @@ public final class FaceAnalyzer {
     /// of the short side at about a third of the cost; only when that finds nothing, the full search:
     /// dlib's HOG at the photo's own scale first (~20 ms at 512²); only when that finds nothing, once more
     /// on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px; only when that finds
-    /// nothing either, OpenCV's profile cascade on the image and its mirror (faces turned past ~50°).
-    /// Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes come back in the
-    /// photo's pixels.
-    public func detectFaces(gray: PixelImage) -> [FaceBox] {
+    /// nothing either, the fallbacks (`fallbackDetections`: BlazeFace given the RGB photo, then OpenCV's
+    /// profile cascade). Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes
+    /// come back in the photo's pixels.
+    public func detectFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
         if let scale = Self.coarseDetectionScale(width: gray.width, height: gray.height) {
             let found = faceFinder.detect(gray: gray, scale: scale)
             if !found.isEmpty { return found }
         }
-        return Self.onDetectionScale(gray) { gray in
+        let found = Self.onDetectionScale(gray) { gray in
             let found = faceFinder.detect(gray: gray, upsample: 0)
             if !found.isEmpty { return found }
             if min(gray.width, gray.height) < 1200 {
                 let upsampled = faceFinder.detect(gray: gray, upsample: 1)
                 if !upsampled.isEmpty { return upsampled }
             }
-            return fallbackDetections(gray: gray)
+            return []
         }
+        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb) : found
     }
 
-    /// When dlib at its own threshold found nothing (image, then 2x): OpenCV's profile cascade on the
-    /// image and its mirror, for faces turned past dlib's filters. dlib's threshold is deliberately not
-    /// lowered first: at −0.5 it found "faces" in Debian's face-free sample photos (coins, a
-    /// rocket, a motorcycle, a chessboard, a box), where a try-on must say "no face found".
-    func fallbackDetections(gray: PixelImage) -> [FaceBox] {
-        faceFinder.detectProfiles(gray: gray, minSizePx: max(40, min(gray.width, gray.height) / 12))
+    /// BlazeFace's score at or above which its detection is a face. MediaPipe's own is 0.5; measured on
+    /// Debian's 36 face-free sample photos and the shared faces (README, "Faces at every angle").
+    public static let blazeFaceMinScore: Float = 0.5
+
+    /// When dlib at its own threshold found nothing (image, then 2x): MediaPipe's BlazeFace (full range) on
+    /// the RGB photo, trained on faces at every yaw; then, if it finds nothing or is not loaded, OpenCV's
+    /// profile cascade on the image and its mirror. dlib's threshold is deliberately not lowered first: at
+    /// −0.5 it found "faces" in Debian's face-free sample photos (coins, a rocket, a motorcycle, a
+    /// chessboard, a box), where a try-on must say "no face found".
+    func fallbackDetections(gray: PixelImage, rgb: PixelImage?) -> [FaceBox] {
+        if let faceMesh, let rgb, rgb.channels == 3 {
+            let found = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
+            if !found.isEmpty { return found }
+        }
+        return Self.onDetectionScale(gray) { faceFinder.detectProfiles(gray: $0, minSizePx: max(40, min($0.width, $0.height) / 12)) }
     }
 
     /// Photos over this many pixels are first searched coarse-to-fine (`coarseDetectionScale`); at or below
@@ -244,8 +343,8 @@ public final class FaceAnalyzer {
     /// a box that overlaps one already found (intersection over the smaller box > 0.3) is dropped, so the
     /// boxes of `detectFaces` are kept as they are. Nothing at all → `detectFaces`'s profile fallback.
     /// (A 4x pass found nothing more on messi5.jpg's blurred crowd, whose faces are ~10–15 px.)
-    public func detectAllFaces(gray: PixelImage) -> [FaceBox] {
-        Self.onDetectionScale(gray) { gray in
+    public func detectAllFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
+        let found = Self.onDetectionScale(gray) { gray in
             var found = faceFinder.detect(gray: gray, upsample: 0)
             let shortSide = min(gray.width, gray.height)
             let upsamples = shortSide < 1200 ? 1 : 0
@@ -254,9 +353,9 @@ public final class FaceAnalyzer {
                     found.append(box)
                 }
             }
-            if !found.isEmpty { return found }
-            return fallbackDetections(gray: gray)
+            return found
         }
+        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb) : found
     }
 
     /// Face order for `--face INDEX`: larger box area first; dlib's boxes come in a few fixed sizes, so

@@ -19,11 +19,9 @@ public final class FaceParser {
     /// The model's file name in the model cache for an input side.
     public static func modelFile(size: Int) -> String { "face-parsing-\(size).onnx" }
 
-    /// Where the set-up puts models: $COIF_MODELS, else $XDG_CACHE_HOME/coif/models, else ~/.cache/coif/models.
+    /// Where the set-up puts models (`ModelCache.directory`).
     public static func modelDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["COIF_MODELS"], !explicit.isEmpty { return explicit }
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.cache")
-        return cache + "/coif/models"
+        ModelCache.directory(environment)
     }
 
     public static var defaultModelPath: String { modelDirectory() + "/" + modelFile(size: defaultInputSize()) }
@@ -39,23 +37,10 @@ public final class FaceParser {
         self.modelPath = modelPath
         let name = (modelPath as NSString).lastPathComponent
         inputSize = Self.inputSizes.first { Self.modelFile(size: $0) == name } ?? 512
-        let install = "install it with `make models` (README, Models)"
-        guard FileManager.default.fileExists(atPath: modelPath) else {
-            throw CoifError.assetFailed(path: modelPath, reason: "face-parsing model missing; \(install)")
-        }
-        // The sidecar: "SHA256 SIZE NAME". The size is checked on every load (cheap); the set-up checked the
-        // digest when it wrote the file, and a damaged network fails OpenCV's parse below.
-        guard let sidecar = try? String(contentsOfFile: modelPath + ".sha256", encoding: .utf8),
-              let size = sidecar.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
-            throw CoifError.assetFailed(path: modelPath, reason: "no checksum sidecar (\(modelPath).sha256); \(install)")
-        }
-        let actual = (try? FileManager.default.attributesOfItem(atPath: modelPath)[.size] as? Int) ?? nil
-        guard actual == size else {
-            throw CoifError.assetFailed(path: modelPath, reason: "damaged: \(actual ?? 0) bytes, expected \(size); \(install)")
-        }
+        try ModelCache.checkSealed(modelPath, what: "face-parsing model")
         var message = [CChar](repeating: 0, count: 512)
         guard let parser = cv_face_parser_open(modelPath, Int32(inputSize), &message, message.count) else {
-            throw CoifError.assetFailed(path: modelPath, reason: "\(String(nulTerminated: message)); \(install)")
+            throw CoifError.assetFailed(path: modelPath, reason: "\(String(nulTerminated: message)); \(ModelCache.installHint)")
         }
         handle = parser
     }

@@ -93,7 +93,7 @@ struct EvalPose: ParsableCommand {
                 let t = r.truth.map { String(format: "%6.1f", $0) }.joined(separator: " ")
                 let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
                 let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
-                print(padded(r.image, 16) + " " + padded(r.found ? "yes" : "NO", 5) + "  \(t)   \(e)   \(a)  "
+                print(padded(r.image, 16) + " " + padded(r.found ? (r.model ?? "yes") : "NO", 5) + "  \(t)   \(e)   \(a)  "
                       + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true)
                       + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose))
             }

@@ -170,6 +170,12 @@ final class OwnHairTests: XCTestCase {
         try sidecar.write(toFile: dir + "/cut/" + FaceParser.modelFile(size: FaceParser.defaultInputSize()) + ".sha256", atomically: true, encoding: .utf8)
         try Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir + "/noise/" + FaceParser.modelFile(size: FaceParser.defaultInputSize())))
         try sidecar.write(toFile: dir + "/noise/" + FaceParser.modelFile(size: FaceParser.defaultInputSize()) + ".sha256", atomically: true, encoding: .utf8)
+        // The face mesh's models are in place in each folder: this test is about the parsing model.
+        for variant in ["none", "cut", "noise"] {
+            for file in [FaceMesh.landmarkModelFile, FaceMesh.detectorModelFile].flatMap({ [$0, $0 + ".sha256"] }) {
+                try FileManager.default.createSymbolicLink(atPath: dir + "/" + variant + "/" + file, withDestinationPath: ModelCache.path(file))
+            }
+        }
         for variant in ["none", "cut", "noise"] {
             for command in [["render", photo, "-o", dir + "/out.png"], ["recolor", photo, "--color", "red", "-o", dir + "/out.png"]] {
                 let run = try Fixtures.runCoif(command, environment: ["COIF_MODELS": dir + "/" + variant])

@@ -126,6 +126,37 @@ int32_t cv_detect_profile_faces(cv_face_model *model, const uint8_t *gray, int32
                                 int32_t min_size_px,
                                 cv_face_box *out_boxes, int32_t max_faces);
 
+// ── Faces at any angle: MediaPipe's BlazeFace and FaceMesh (face_mesh.cpp) ─────────────────
+// Both networks are ONNX files converted once by the set-up (scripts/fetch-models.sh) and run by OpenCV's
+// dnn. A model pair is loaded once per process and is not thread-safe (one caller at a time).
+typedef struct cv_face_mesh cv_face_mesh;
+
+typedef struct {
+    float left, top, right, bottom;  // photo pixels, dlib's convention (right/bottom exclusive)
+    float score;                     // the detector's probability (sigmoid of its logit), 0..1
+    float keypoints[12];             // six (x, y): right eye, left eye, nose tip, mouth, right ear, left ear
+} cv_face_detection;
+
+// Reads FaceMesh (`landmark_onnx`: 192x192 RGB in, 468 x,y,z and a face flag out) and BlazeFace full range
+// (`detector_onnx`: 192x192 RGB in, 2304 anchors out). NULL on failure with `message` set and `failed`
+// 1 (the landmark network) or 2 (the detector).
+cv_face_mesh *cv_face_mesh_open(const char *landmark_onnx, const char *detector_onnx, int32_t *failed, char *message,
+                                size_t message_len);
+void cv_face_mesh_free(cv_face_mesh *mesh);
+
+// BlazeFace over the whole RGB image (letterboxed into the square input): detections with score at least
+// `min_score`, merged by weighted non-maximum suppression (IoU 0.3), best first. Returns how many were
+// found (only `max_faces` are written), negative on error.
+int32_t cv_face_mesh_detect(cv_face_mesh *mesh, const uint8_t *rgb, int32_t width, int32_t height, float min_score,
+                            cv_face_detection *out, int32_t max_faces);
+
+// FaceMesh inside the square region centred at (cx, cy), `side` pixels, sampled along `angle` (radians, the
+// eye line's direction in image axes, y down) so the face reaches the network upright; pixels past the
+// photo's edges repeat it. Writes 468 x,y,z (x, y photo pixels; z in the same scale, + away from the
+// camera) and the face-presence probability. 0 = ok.
+int32_t cv_face_mesh_fit(cv_face_mesh *mesh, const uint8_t *rgb, int32_t width, int32_t height, float cx, float cy,
+                         float side, float angle, float *out_xyz, float *out_presence);
+
 // ── MATLAB v5 .mat (libmatio) ──────────────────────────────────────────────────────────────
 // Reads numeric variable `name` (double or single, real, 2-D) into `out` as doubles in MATLAB's
 // column-major order, at most `capacity` values; writes its rows and columns. Returns the number of
