@@ -54,7 +54,7 @@ public final class FaceAnalyzer {
 
     public let faceFinder: FaceFinder
     /// MediaPipe's detector and face mesh: where dlib's detector finds nothing and where its 68-point fit
-    /// is past its range (`meshSwitchYawDegrees`). nil: dlib alone, as before the mesh.
+    /// is past its range (`defaultMeshSwitchYawDegrees`). nil: dlib alone, as before the mesh.
     public let faceMesh: FaceMesh?
     /// The 68 reference points on Coif's head mesh (head space, mm): the pose maps these onto the photo.
     public let headLandmarks: [Vec3]
@@ -155,7 +155,10 @@ public final class FaceAnalyzer {
     /// image00251, yaw −55°: dlib's pose is 54° off); within its range its 68 points follow the iBUG
     /// convention the rest of Coif was tuned on, and fit frontal faces better than the mesh does (menpo NME,
     /// README "Faces at every angle"). Measured on the shared AFLW2000-3D sample (README).
-    public static let meshSwitchYawDegrees = 40.0
+    public static let defaultMeshSwitchYawDegrees = 40.0
+    /// `defaultMeshSwitchYawDegrees` unless an evaluation sweeps it (`coif eval pose --mesh-switch-yaw`):
+    /// 0 uses the mesh wherever it fits, 90 never.
+    public var meshSwitchYawDegrees = FaceAnalyzer.defaultMeshSwitchYawDegrees
     /// The mesh's face flag below which its fit is not used (the region holds no face).
     public static let meshMinPresence: Float = 0.5
 
@@ -174,7 +177,7 @@ public final class FaceAnalyzer {
         if let mesh {
             let meshLandmarks = mesh.landmarks68
             let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
-            if dlib.count != 68 || abs(meshPose.yawDegrees) > Self.meshSwitchYawDegrees {
+            if dlib.count != 68 || abs(meshPose.yawDegrees) > meshSwitchYawDegrees {
                 return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
             }
         }

@@ -68,6 +68,8 @@ struct EvalPose: ParsableCommand {
     var json = false
     @Option(help: "Horizontal field of view in degrees (default: EXIF, else 50, as `coif render`).")
     var fovDegrees: Double?
+    @Option(help: "The mesh's yaw (degrees) past which its points replace dlib's (default 40; 0: the mesh wherever it fits, 90: dlib alone).")
+    var meshSwitchYaw: Double?
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -75,7 +77,12 @@ struct EvalPose: ParsableCommand {
         try runReportingErrors {
             _ = global.makeLogger()
             try FaceAnalyzer.checkFieldOfView(fovDegrees)
-            let report = try Evaluator(analyzer: try FaceAnalyzer.standard(), fieldOfViewDegrees: fovDegrees).pose(directory: directory)
+            if let yaw = meshSwitchYaw, !(yaw >= 0 && yaw <= 90) {
+                throw CoifError.invalidOption(name: "--mesh-switch-yaw", reason: "must be between 0 and 90, got \(yaw)")
+            }
+            let analyzer = try FaceAnalyzer.standard()
+            if let meshSwitchYaw { analyzer.meshSwitchYawDegrees = meshSwitchYaw }
+            let report = try Evaluator(analyzer: analyzer, fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             defer { if !report.failedRows.isEmpty { failed = report.failedRows } }
             if json {

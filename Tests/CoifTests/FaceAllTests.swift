@@ -191,17 +191,22 @@ final class OddPhotoTests: XCTestCase {
         XCTAssertEqual(Double(large.chosen.landmarks[30].x), Double(small.chosen.landmarks[30].x) * 5 + 1700 + 2, accuracy: 15)
     }
 
-    /// 64×64: the face (~12 px) is below what the detector finds even upsampled: `noFace` (exit 13,
-    /// printed as one line "coif: PATH: no face found"), and nothing is written.
+    /// 32×32: the face (~8 px) is below what any detector finds (dlib's HOG even upsampled, BlazeFace):
+    /// `noFace` (exit 13, printed as one line "coif: PATH: no face found"), and nothing is written. At
+    /// 64×64 (a ~17-px face) dlib finds nothing, but BlazeFace does, and the still renders.
     func testTinyPhotoFailsWithNoFace() throws {
         let directory = try Fixtures.temporaryDirectory()
         let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
-        try AtomicFile.write(try PNGFile.encode(resizedRGB(photo, width: 64, height: 64)), to: directory + "/tiny.png")
+        try AtomicFile.write(try PNGFile.encode(resizedRGB(photo, width: 32, height: 32)), to: directory + "/tiny.png")
         XCTAssertThrowsError(try render(directory + "/tiny.png", directory)) { error in
             guard let error = error as? CoifError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.exitCode, 13)
             XCTAssertEqual(error.description, "\(directory)/tiny.png: no face found")
         }
         XCTAssertEqual(Fixtures.listing(directory), ["tiny.png"])
+        let small = resizedRGB(photo, width: 64, height: 64)
+        let analyzer = try Fixtures.sharedEngine().analyzer
+        XCTAssertEqual(analyzer.faceFinder.detect(gray: small.grayscale(), upsample: 1), [], "dlib misses the 17-px face")
+        XCTAssertEqual(analyzer.detectFaces(gray: small.grayscale(), rgb: small).count, 1, "BlazeFace finds it")
     }
 }
