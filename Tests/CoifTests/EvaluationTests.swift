@@ -11,14 +11,7 @@ import XCTest
 final class EvaluationTests: XCTestCase {
     nonisolated(unsafe) static let analyzer: Result<FaceAnalyzer, Error> = Result { try FaceAnalyzer.standard() }
 
-    func testdata(_ sub: String) throws -> String {
-        let path = Fixtures.testdata.appendingPathComponent(sub).path
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("EvaluationTests: skipping, \(path) is absent (set COIF_TESTDATA)")
-            throw XCTSkip("\(path) absent")
-        }
-        return path
-    }
+    func testdata(_ sub: String) throws -> String { try Fixtures.requireTestdata(sub, for: "EvaluationTests") }
 
     func analyzer() throws -> FaceAnalyzer {
         do { return try Self.analyzer.get() } catch {

@@ -22,14 +22,7 @@ final class FaceMeshTests: XCTestCase {
         }
     }
 
-    func testdata(_ sub: String) throws -> String {
-        let path = Fixtures.testdata.appendingPathComponent(sub).path
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("FaceMeshTests: skipping, \(path) is absent (set COIF_TESTDATA)")
-            throw XCTSkip("\(path) absent")
-        }
-        return path
-    }
+    func testdata(_ sub: String) throws -> String { try Fixtures.requireTestdata(sub, for: "FaceMeshTests") }
 
     /// On a frontal face the mesh's 68 points land where dlib's do (within 5% of the eye distance on
     /// average), dlib's are the ones kept, and two fits give the same numbers.

@@ -46,6 +46,16 @@ enum Fixtures {
 
     static func sharedEngine() throws -> TryOnEngine { try engine.get() }
 
+    /// `sub` inside the shared test data, or a skip printed with `suite`'s name when it is absent.
+    static func requireTestdata(_ sub: String, for suite: String) throws -> String {
+        let path = testdata.appendingPathComponent(sub).path
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("\(suite): skipping, \(path) is absent (set COIF_TESTDATA)")
+            throw XCTSkip("\(path) absent")
+        }
+        return path
+    }
+
     /// A fresh empty directory under the system temporary directory.
     static func temporaryDirectory(_ name: String = #function) throws -> String {
         let safe = name.filter { $0.isLetter || $0.isNumber }
