@@ -118,11 +118,16 @@ public final class TryOnEngine {
     public convenience init(logger: Logger, userStyleDirectories: [String] = [],
                             predictorPath: String = FaceFinder.defaultPredictorPath,
                             parserPath: String = FaceParser.defaultModelPath) throws {
-        let faceFinder = BackgroundWork(name: "coif.dlib-load") { FaceFinderBox(try FaceFinder(predictorPath: predictorPath), try FaceMesh()) }
+        let faceFinder = BackgroundWork(name: "coif.dlib-load") { HandedOver(try FaceFinder(predictorPath: predictorPath)) }
+        let faceMesh = BackgroundWork(name: "coif.mesh-load") { HandedOver(try FaceMesh()) }
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
         try self.init(logger: logger, styles: styles, parserPath: parserPath) {
-            let loaded = try faceFinder.wait()
-            return FaceAnalyzer(faceFinder: loaded.finder, headLandmarks: styles.head.landmarks68, faceMesh: loaded.mesh)
+            let finder: FaceFinder
+            do { finder = try faceFinder.wait().value } catch {
+                _ = try? faceMesh.wait()
+                throw error
+            }
+            return FaceAnalyzer(faceFinder: finder, headLandmarks: styles.head.landmarks68, faceMesh: try faceMesh.wait().value)
         }
     }
 
@@ -152,7 +157,7 @@ public final class TryOnEngine {
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
         let style = try job.validate(styles: styles)
         let head = styles.head
-        typealias Vision = (analyzer: FaceAnalyzer, parser: ParserBox?, analyses: Result<[PhotoAnalysis], Error>,
+        typealias Vision = (analyzer: FaceAnalyzer, parser: HandedOver<FaceParser>?, analyses: Result<[PhotoAnalysis], Error>,
                             timing: FrameTiming, doneMs: Double)
         // The GPU's start waits for the photo's decode (a few milliseconds; the vision thread, which decodes
         // first, stays the longer path): a photo refused from its header is then refused before llvmpipe
@@ -165,20 +170,25 @@ public final class TryOnEngine {
             var timing = FrameTiming()
             let decoded = Result { try Self.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing) }
             photoChecked.give(decoded.map { _ in () })
-            // The face-parsing network loads on a third thread while dlib's model loads and the faces are
-            // found; a photo that is not decoded never loads it.
-            let parserWork = job.removesOwnHair && (try? decoded.get()) != nil
-                ? BackgroundWork(name: "coif.parser-load") { ParserBox(try FaceParser(modelPath: parserPath)) } : nil
-            let finder: FaceFinder, mesh: FaceMesh
+            // The face-parsing network and the face mesh load on their own threads while dlib's model loads
+            // and the faces are found; a photo that is not decoded loads neither.
+            let photoDecoded = (try? decoded.get()) != nil
+            let parserWork = job.removesOwnHair && photoDecoded
+                ? BackgroundWork(name: "coif.parser-load") { HandedOver(try FaceParser(modelPath: parserPath)) } : nil
+            let meshWork = photoDecoded ? BackgroundWork(name: "coif.mesh-load") { HandedOver(try FaceMesh()) } : nil
+            let finder: FaceFinder, mesh: FaceMesh?
             do {
-                finder = try FaceFinder(predictorPath: predictorPath)
-                mesh = try FaceMesh()
+                // dlib's failure is reported before the mesh's, as when they loaded one after the other.
+                let loadedFinder = Result { try FaceFinder(predictorPath: predictorPath) }
+                let loadedMesh = Result { try meshWork?.wait().value }
+                finder = try loadedFinder.get()
+                mesh = try loadedMesh.get()
             } catch {
                 _ = try? parserWork?.wait()
                 throw error
             }
             let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: head.landmarks68, faceMesh: mesh)
-            var parser: ParserBox?
+            var parser: HandedOver<FaceParser>?
             let analyses = Result { () -> [PhotoAnalysis] in
                 let analyses: [PhotoAnalysis]
                 do {
@@ -191,7 +201,7 @@ public final class TryOnEngine {
                 }
                 guard let parserWork else { return analyses }
                 parser = try parserWork.wait()
-                return try Self.removeOwnHair(analyses, parser: parser!.parser, analyzer: analyzer, head: head, seed: job.seed, timing: &timing)
+                return try Self.removeOwnHair(analyses, parser: parser!.value, analyzer: analyzer, head: head, seed: job.seed, timing: &timing)
             }
             return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }
@@ -211,7 +221,7 @@ public final class TryOnEngine {
             }
         }
         let done = try vision().get()
-        if let parser = done.parser { try engine.get().parser = parser.parser }
+        if let parser = done.parser { try engine.get().parser = parser.value }
         let analyses = try done.analyses.get()
         let result = try engine.get().finish(job, style: style, analyses: analyses, timing: done.timing, start: start)
         return TryOnOnceOutcome(result: result, engineMs: engineMs, visionMs: done.doneMs)
@@ -644,19 +654,9 @@ struct PlateKey: Equatable {
     }
 }
 
-/// Carries the face-parsing network from the vision thread to the engine's (nothing touches it in between).
-struct ParserBox: @unchecked Sendable {
-    let parser: FaceParser
-    init(_ parser: FaceParser) { self.parser = parser }
-}
-
-/// Carries the freshly loaded FaceFinder and FaceMesh from their loading thread to the engine's; nothing
-/// else touches them until the hand-over, so the unchecked Sendable is sound.
-private struct FaceFinderBox: @unchecked Sendable {
-    let finder: FaceFinder
-    let mesh: FaceMesh
-    init(_ finder: FaceFinder, _ mesh: FaceMesh) {
-        self.finder = finder
-        self.mesh = mesh
-    }
+/// Carries a freshly loaded model (dlib's, the face mesh, the face-parsing network) from the thread that
+/// loaded it to the one that uses it; nothing touches it in between, so the unchecked Sendable is sound.
+struct HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
