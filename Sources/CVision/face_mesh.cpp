@@ -5,6 +5,7 @@
 // cell of a 48x48 grid); the mesh sees a square region of the face, upright, 192x192 in [0, 1], and answers
 // 468 x,y,z in its input's pixels plus a face flag.
 #include "CVision.h"
+#include "onnx_net.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -12,10 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <new>
-#include <string>
-#include <sys/stat.h>
 #include <vector>
 
 namespace {
@@ -28,24 +26,7 @@ constexpr int kDetectorValues = 16;  // box centre, size, then six keypoints, ea
 constexpr float kScoreClip = 80;     // logits clipped before the sigmoid, as MediaPipe does (100) and safe in float
 constexpr float kMergeIoU = 0.3f;    // MediaPipe's weighted NMS threshold for faces
 
-void set_message(char *message, size_t len, const std::string &text) {
-    if (message && len > 0) std::snprintf(message, len, "%s", text.c_str());
-}
-
-bool regular_file(const char *path) {
-    struct stat info {};
-    return path && stat(path, &info) == 0 && S_ISREG(info.st_mode);
-}
-
 float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-std::clamp(logit, -kScoreClip, kScoreClip))); }
-
-cv::dnn::Net read_net(const char *path) {
-    cv::dnn::Net net = cv::dnn::readNetFromONNX(path);
-    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    if (net.empty()) throw cv::Exception(0, "empty network", "", "", 0);
-    return net;
-}
 
 // An RGB photo as a cv::Mat header (no copy).
 cv::Mat photo(const uint8_t *rgb, int width, int height) {
@@ -126,15 +107,7 @@ cv_face_mesh *cv_face_mesh_open(const char *landmark_onnx, const char *detector_
     cv::dnn::Net *nets[2] = {&mesh->landmarks, &mesh->detector};
     for (int i = 0; i < 2; ++i) {
         if (failed) *failed = i + 1;
-        if (!regular_file(paths[i])) {
-            set_message(message, message_len, "no such file");
-            delete mesh;
-            return nullptr;
-        }
-        try {
-            *nets[i] = read_net(paths[i]);
-        } catch (const cv::Exception &e) {
-            set_message(message, message_len, std::string("not a network OpenCV reads: ") + e.err);
+        if (!cvision::read_onnx(paths[i], *nets[i], message, message_len)) {
             delete mesh;
             return nullptr;
         }

@@ -2,6 +2,7 @@
 // on a head-centred square crop. The ONNX file is converted once by the set-up (scripts/fetch-models.sh);
 // here it is only read. A net is loaded once per process and is not thread-safe (one caller at a time).
 #include "CVision.h"
+#include "onnx_net.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <new>
 #include <string>
-#include <sys/stat.h>
 
 struct cv_face_parser {
     cv::dnn::Net net;
@@ -22,9 +22,7 @@ struct cv_face_parser {
 
 namespace {
 
-void set_message(char *message, size_t len, const std::string &text) {
-    if (message && len > 0) std::snprintf(message, len, "%s", text.c_str());
-}
+using cvision::set_message;
 
 // ImageNet's mean and standard deviation, the normalisation the network was trained with.
 constexpr float kMean[3] = {0.485f, 0.456f, 0.406f};
@@ -33,24 +31,13 @@ constexpr float kStd[3] = {0.229f, 0.224f, 0.225f};
 }  // namespace
 
 cv_face_parser *cv_face_parser_open(const char *onnx_path, int32_t input_size, char *message, size_t message_len) {
-    struct stat info {};
-    if (stat(onnx_path, &info) != 0 || !S_ISREG(info.st_mode)) {
-        set_message(message, message_len, "no such file");
-        return nullptr;
-    }
     if (input_size < 64 || input_size > 2048) {
         set_message(message, message_len, "input size out of range");
         return nullptr;
     }
     auto *parser = new (std::nothrow) cv_face_parser();
     if (!parser) return nullptr;
-    try {
-        parser->net = cv::dnn::readNetFromONNX(onnx_path);
-        parser->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        parser->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        if (parser->net.empty()) throw cv::Exception(0, "empty network", "", "", 0);
-    } catch (const cv::Exception &e) {
-        set_message(message, message_len, std::string("not a network OpenCV reads: ") + e.err);
+    if (!cvision::read_onnx(onnx_path, parser->net, message, message_len)) {
         delete parser;
         return nullptr;
     }

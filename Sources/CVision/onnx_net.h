@@ -1,0 +1,43 @@
+// onnx_net.h: what the networks CVision runs through OpenCV's dnn share (face_parse.cpp, face_mesh.cpp):
+// reading a converted ONNX file for OpenCV's own CPU backend, and writing a failed call's reason back
+// through the C API's message buffer. Internal to CVision.
+#ifndef COIF_CVISION_ONNX_NET_H
+#define COIF_CVISION_ONNX_NET_H
+
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
+
+#include <cstdio>
+#include <string>
+#include <sys/stat.h>
+
+namespace cvision {
+
+// Writes `text` into `message` (NUL-terminated, cut to `len`); nothing when there is no buffer.
+inline void set_message(char *message, size_t len, const std::string &text) {
+    if (message && len > 0) std::snprintf(message, len, "%s", text.c_str());
+}
+
+// Reads the ONNX network at `path` for OpenCV's CPU backend. false with `message` set on failure: "no such
+// file" (missing, or not a regular file), or OpenCV's reason the file is no network it reads.
+inline bool read_onnx(const char *path, cv::dnn::Net &net, char *message, size_t len) {
+    struct stat info {};
+    if (!path || stat(path, &info) != 0 || !S_ISREG(info.st_mode)) {
+        set_message(message, len, "no such file");
+        return false;
+    }
+    try {
+        net = cv::dnn::readNetFromONNX(path);
+        net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        if (net.empty()) throw cv::Exception(0, "empty network", "", "", 0);
+    } catch (const cv::Exception &e) {
+        set_message(message, len, std::string("not a network OpenCV reads: ") + e.err);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace cvision
+
+#endif
