@@ -274,13 +274,12 @@ public struct Evaluator {
                     continue
                 }
                 var faceMs = ms
-                start = monotonicMs()
                 var timing = FrameTiming()
                 let choice = try? analyzer.chooseLandmarks(image: photo.image, box: box, intrinsics: intrinsics, timing: &timing) {
                     fit(gray: gray, mirroredGray: mirroredGray, box: box)
                 }
                 let points = choice?.landmarks ?? []
-                faceMs.landmarks = monotonicMs() - start
+                faceMs.landmarks = timing[.landmarks] ?? 0
                 guard points.count == 68 else {
                     rows.append(LandmarkRow(image: name, face: index, found: false, nme: nil, meanErrorPx: nil, ms: faceMs))
                     continue
@@ -328,7 +327,6 @@ public struct Evaluator {
                 rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms))
                 continue
             }
-            start = monotonicMs()
             let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
             var timing = FrameTiming()
             let choice = try analyzer.chooseLandmarks(image: photo.image, box: box, intrinsics: intrinsics, timing: &timing) {

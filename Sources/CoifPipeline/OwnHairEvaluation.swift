@@ -33,7 +33,7 @@ public enum OwnHairEvaluation {
     static func judge(_ engine: TryOnEngine) throws -> FaceParser {
         let removing = try engine.faceParser()
         return removing.inputSize == 512
-            ? removing : try FaceParser(modelPath: FaceParser.modelDirectory() + "/" + FaceParser.modelFile(size: 512))
+            ? removing : try FaceParser(modelPath: ModelCache.path(FaceParser.modelFile(size: 512)))
     }
 
     /// The parse's classes counted as skin in a judged output: face, ears, earrings, neck.

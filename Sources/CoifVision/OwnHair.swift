@@ -19,12 +19,7 @@ public final class FaceParser {
     /// The model's file name in the model cache for an input side.
     public static func modelFile(size: Int) -> String { "face-parsing-\(size).onnx" }
 
-    /// Where the set-up puts models (`ModelCache.directory`).
-    public static func modelDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        ModelCache.directory(environment)
-    }
-
-    public static var defaultModelPath: String { modelDirectory() + "/" + modelFile(size: defaultInputSize()) }
+    public static var defaultModelPath: String { ModelCache.path(modelFile(size: defaultInputSize())) }
 
     private let handle: OpaquePointer
     public let modelPath: String
