@@ -97,6 +97,7 @@ struct cv_face_mesh {
     cv::Mat detector_input;  // 1x3x192x192, reused
     cv::Mat crop;            // the region sampled upright, 192x192x3
     cv::Mat letterbox;       // the photo fitted into the detector's square
+    cv::Mat decimated;       // a large photo after its integer-factor area pass
 };
 
 cv_face_mesh *cv_face_mesh_open(const char *landmark_onnx, const char *detector_onnx, int32_t *failed, char *message,
@@ -135,8 +136,19 @@ int32_t cv_face_mesh_detect(cv_face_mesh *mesh, const uint8_t *rgb, int32_t widt
         const int padX = (kDetectorInput - w) / 2, padY = (kDetectorInput - h) / 2;
         mesh->letterbox.create(kDetectorInput, kDetectorInput, CV_8UC3);
         mesh->letterbox.setTo(cv::Scalar::all(0));
-        cv::resize(photo(rgb, width, height), mesh->letterbox(cv::Rect(padX, padY, w, h)), cv::Size(w, h), 0, 0,
-                   cv::INTER_AREA);
+        // Area resampling straight from a large photo walks OpenCV's general (fractional) path over every
+        // pixel: ~35 ms for 4000×3000. So an integer-factor pass first (its fast path) down
+        // to at least twice the input, then the fractional one; ~7 ms there, and photos under 768 px on
+        // their long side are resampled in one pass as before.
+        const int factor = std::max(width, height) / (2 * kDetectorInput);
+        if (factor >= 2) {
+            cv::resize(photo(rgb, width, height), mesh->decimated, cv::Size(width / factor, height / factor), 0, 0,
+                       cv::INTER_AREA);
+            cv::resize(mesh->decimated, mesh->letterbox(cv::Rect(padX, padY, w, h)), cv::Size(w, h), 0, 0, cv::INTER_AREA);
+        } else {
+            cv::resize(photo(rgb, width, height), mesh->letterbox(cv::Rect(padX, padY, w, h)), cv::Size(w, h), 0, 0,
+                       cv::INTER_AREA);
+        }
         to_blob(mesh->letterbox, 2.0f / 255.0f, -1.0f, mesh->detector_input);
         mesh->detector.setInput(mesh->detector_input);
         std::vector<cv::Mat> outs;

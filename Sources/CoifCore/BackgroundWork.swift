@@ -46,3 +46,13 @@ public final class BackgroundWork<Value>: @unchecked Sendable {
     /// Blocks until the work has finished; returns its value or rethrows its error. Call once.
     public func wait() throws -> Value { try handoff.wait() }
 }
+
+/// Carries a value that is not Sendable (a loaded model: dlib's, the face mesh, the face-parsing network)
+/// from one thread to another that uses it while the first leaves it alone: a model loaded on its own
+/// thread and handed to the caller, or the face mesh lent to a worker while the caller fits dlib's points
+/// and waits for the worker before touching the mesh again. The unchecked Sendable is sound only under
+/// that rule: never two threads using the value at once.
+public struct HandedOver<Value>: @unchecked Sendable {
+    public let value: Value
+    public init(_ value: Value) { self.value = value }
+}

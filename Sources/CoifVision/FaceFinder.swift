@@ -116,16 +116,31 @@ public final class FaceFinder {
         }
     }
 
-    private func detect(gray: PixelImage,
+    /// Faces inside a window of `gray` (`left`, `top`, `width`, `height` in its pixels; the caller keeps it
+    /// inside the image), searched as `detect(gray:scale:)` searches a whole image: the window is read in
+    /// place (no copy) and the boxes come back in `gray`'s pixels.
+    public func detect(gray: PixelImage, left: Int, top: Int, width: Int, height: Int, scale: Double,
+                       threshold: Double = 0) -> [FaceBox] {
+        precondition(left >= 0 && top >= 0 && width > 0 && height > 0 && left + width <= gray.width && top + height <= gray.height,
+                     "detect(gray:left:top:width:height:) takes a window inside the image")
+        let s = max(1e-3, min(1, scale))
+        return detect(gray: gray, offset: top * gray.width + left) { model, pixels, boxes, capacity in
+            cv_detect_faces_fast(model, pixels, Int32(width), Int32(height), Int32(gray.width), 0, s, threshold, boxes, capacity)
+        }.map { FaceBox(left: $0.left + Float(left), top: $0.top + Float(top), right: $0.right + Float(left),
+                        bottom: $0.bottom + Float(top), score: $0.score) }
+    }
+
+    private func detect(gray: PixelImage, offset: Int = 0,
                         _ call: (OpaquePointer, UnsafePointer<UInt8>?, UnsafeMutablePointer<cv_face_box>, Int32) -> Int32) -> [FaceBox] {
         precondition(gray.channels == 1, "detect(gray:) takes a 1-channel image")
         var boxes = [cv_face_box](repeating: cv_face_box(), count: 32)
         var found: Int32 = 0
-        gray.pixels.withUnsafeBufferPointer { pixels in
-            found = boxes.withUnsafeMutableBufferPointer { call(model, pixels.baseAddress, $0.baseAddress!, Int32($0.count)) }
+        gray.pixels.withUnsafeBufferPointer { buffer in
+            let pixels = buffer.baseAddress.map { $0 + offset }
+            found = boxes.withUnsafeMutableBufferPointer { call(model, pixels, $0.baseAddress!, Int32($0.count)) }
             if found > Int32(boxes.count) {  // rare: more faces than the first buffer held
                 boxes = [cv_face_box](repeating: cv_face_box(), count: Int(found))
-                found = boxes.withUnsafeMutableBufferPointer { call(model, pixels.baseAddress, $0.baseAddress!, Int32($0.count)) }
+                found = boxes.withUnsafeMutableBufferPointer { call(model, pixels, $0.baseAddress!, Int32($0.count)) }
             }
         }
         guard found > 0 else { return [] }

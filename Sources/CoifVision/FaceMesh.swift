@@ -56,6 +56,16 @@ public struct FaceMeshFit: Sendable {
     public var presence: Float
     public var region: FaceRegion
 
+    /// How far the head is turned, read off the mesh's own depth without a pose solve: the angle of the
+    /// outer eye corners' line (33 → 263) out of the image plane, degrees, unsigned. The corners sit
+    /// symmetrically on the skull, so a frontal face reads ~0 and a profile ~90. A cheap screen for whether
+    /// the pose can be anywhere near `FaceAnalyzer`'s switch; the switch itself is taken on the solved pose.
+    public var eyeLineTurnDegrees: Float {
+        let eyes = points[263] - points[33]
+        let inPlane = (eyes.x * eyes.x + eyes.y * eyes.y).squareRoot()
+        return abs(atan2(eyes.z, inPlane)) * 180 / .pi
+    }
+
     /// The 68 iBUG points read off the mesh (`FaceMesh.ibug68`; a pair's mean where one vertex is not enough).
     public var landmarks68: [Vec2] {
         FaceMesh.ibug68.map { pair in

@@ -67,6 +67,57 @@ final class FaceMeshTests: XCTestCase {
         XCTAssertGreaterThan(dlibYawError, 30, "what the mesh is for")
     }
 
+    /// Faces under `meshMinFacePx` keep dlib's points: in dlib's training photo 2007_007763 (faces 37–44 px)
+    /// the mesh's pose read one turned face at 51° and its points put that face's NME at 18.5% against
+    /// dlib's 3.4%, so no face there may be switched.
+    func testSmallFacesKeepDlibsPoints() throws {
+        let analyzer = try analyzer()
+        let frame = try Frame.read(path: try testdata("landmarks68/dlib_faces") + "/2007_007763.jpg")
+        var timing = FrameTiming()
+        let faces = try analyzer.analyseAll(frame, timing: &timing)
+        XCTAssertGreaterThanOrEqual(faces.count, 6)
+        for face in faces {
+            XCTAssertLessThan(max(face.chosen.box.width, face.chosen.box.height), FaceAnalyzer.meshMinFacePx)
+            XCTAssertEqual(face.landmarkModel, .dlib, "\(face.chosen.box)")
+        }
+    }
+
+    /// On a photo over a megapixel BlazeFace says where to look and dlib confirms: the boxes are dlib's
+    /// (the full search's face, IoU > 0.7, landmarks within 5% of the box), found by the guided step.
+    /// A face dlib does not confirm (image00251 enlarged past a megapixel) is still found, by BlazeFace's
+    /// boxes from that same run, and fitted by the mesh.
+    func testBlazeFaceGuidesDetectionOnALargePhoto() throws {
+        let analyzer = try analyzer()
+        let mesh = try XCTUnwrap(analyzer.faceMesh)
+        let astronaut = try Frame.read(path: try Fixtures.requireAstronaut()).image
+        // 1920×1080 with the astronaut at 1.5x (face ~130 px).
+        let canvas = astronaut.scaled(by: 1.5).pasted(into: 1920, 1080, x: 600, y: 200, background: 120)
+        let gray = canvas.grayscale()
+        let candidates = mesh.detect(canvas, minScore: FaceAnalyzer.blazeFaceMinScore)
+        let guided = analyzer.guidedDetections(gray: gray, candidates: candidates)
+        XCTAssertEqual(guided.count, 1)
+        XCTAssertEqual(analyzer.detectFaces(gray: gray, rgb: canvas), guided, "the guided step answers")
+        let full = analyzer.faceFinder.detect(gray: gray, upsample: 0, parallel: false)
+        let largestFull = try XCTUnwrap(full.max { $0.width * $0.height < $1.width * $1.height })
+        XCTAssertGreaterThan(VisionSpeedTests.iou(guided[0], largestFull), 0.7, "\(guided[0]) vs \(largestFull)")
+        let a = analyzer.faceFinder.landmarks(gray: gray, box: guided[0]), b = analyzer.faceFinder.landmarks(gray: gray, box: largestFull)
+        XCTAssertEqual(a.count, 68)
+        let meanDistance = zip(a, b).map { distance($0, $1) }.reduce(0, +) / 68
+        XCTAssertLessThan(meanDistance, 0.05 * largestFull.width)
+
+        let profile = try Frame.read(path: try testdata("headpose_aflw2000_3d") + "/image00251.jpg").image
+        let large = profile.scaled(by: 2.5)
+        XCTAssertNotNil(FaceAnalyzer.coarseDetectionScale(width: large.width, height: large.height))
+        let largeGray = large.grayscale()
+        let blaze = mesh.detect(large, minScore: FaceAnalyzer.blazeFaceMinScore)
+        XCTAssertEqual(blaze.count, 1)
+        XCTAssertEqual(analyzer.guidedDetections(gray: largeGray, candidates: blaze), [], "dlib does not confirm the profile")
+        var timing = FrameTiming()
+        let analysis = try analyzer.analyse(Frame(image: large, source: "image00251 ×2.5"), timing: &timing)
+        XCTAssertEqual(analysis.chosen.box, blaze[0])
+        XCTAssertEqual(analysis.landmarkModel, .mesh)
+    }
+
     /// The hair of a profile sits as a profile: on image00251 (nose toward image right) the rendered hair's
     /// matte centroid lies behind the face, left of the nose bridge by at least a tenth of the face box;
     /// with dlib alone (a frontal pose) it sat over the face.

@@ -119,3 +119,40 @@ func meanMatte(_ matte: PixelImage, x0: Float, y0: Float, x1: Float, y1: Float) 
     }
     return count == 0 ? 0 : Float(sum) / Float(count * 255)
 }
+
+// ── Image helpers for building test photos (any channel count) ─────────────────────────
+
+extension PixelImage {
+    /// Bilinear resize by `factor` (pixel centres mapped onto pixel centres, edges clamped).
+    func scaled(by factor: Float) -> PixelImage {
+        let w = Int((Float(width) * factor).rounded()), h = Int((Float(height) * factor).rounded())
+        let n = channels
+        var out = [UInt8](repeating: 0, count: w * h * n)
+        for r in 0..<h {
+            for c in 0..<w {
+                let fx = max(0, min(Float(width - 1), (Float(c) + 0.5) / factor - 0.5))
+                let fy = max(0, min(Float(height - 1), (Float(r) + 0.5) / factor - 0.5))
+                let x0 = Int(fx), y0 = Int(fy), x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+                let ax = fx - Float(x0), ay = fy - Float(y0)
+                for k in 0..<n {
+                    func p(_ x: Int, _ y: Int) -> Float { Float(pixels[(y * width + x) * n + k]) }
+                    let v = (p(x0, y0) * (1 - ax) + p(x1, y0) * ax) * (1 - ay) + (p(x0, y1) * (1 - ax) + p(x1, y1) * ax) * ay
+                    out[(r * w + c) * n + k] = UInt8(max(0, min(255, v.rounded())))
+                }
+            }
+        }
+        return PixelImage(width: w, height: h, channels: n, pixels: out)
+    }
+
+    /// This image at (x, y) on a canvasWidth × canvasHeight canvas of `background` (clipped to it).
+    func pasted(into canvasWidth: Int, _ canvasHeight: Int, x: Int, y: Int, background: UInt8) -> PixelImage {
+        let n = channels
+        var out = [UInt8](repeating: background, count: canvasWidth * canvasHeight * n)
+        for r in 0..<height where y + r < canvasHeight {
+            for c in 0..<width where x + c < canvasWidth {
+                for k in 0..<n { out[((y + r) * canvasWidth + x + c) * n + k] = pixels[(r * width + c) * n + k] }
+            }
+        }
+        return PixelImage(width: canvasWidth, height: canvasHeight, channels: n, pixels: out)
+    }
+}

@@ -113,7 +113,7 @@ final class VisionSpeedTests: XCTestCase {
         let finder = try Self.referenceFinder()
         let astronaut = try Self.gray(try Fixtures.requireAstronaut())
         // 1920×1080 with the astronaut at 1.5x: her face (~130 px) is over a tenth of the short side.
-        let canvas = Self.paste(Self.resize(astronaut, to: 768), into: 1920, 1080, x: 600, y: 200, background: 120)
+        let canvas = astronaut.scaled(by: 1.5).pasted(into: 1920, 1080, x: 600, y: 200, background: 120)
         let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: [])
         let coarse = analyzer.detectFaces(gray: canvas)
         let full = finder.detect(gray: canvas, upsample: 0, parallel: false)
@@ -127,7 +127,7 @@ final class VisionSpeedTests: XCTestCase {
         XCTAssertLessThan(meanDistance, 0.05 * largestFull.width)
 
         // A face under a tenth of the short side: the coarse step misses it, the full search still finds it.
-        let small = Self.paste(Self.resize(astronaut, to: 300), into: 1920, 1080, x: 1300, y: 500, background: 120)
+        let small = astronaut.scaled(by: 300.0 / 512).pasted(into: 1920, 1080, x: 1300, y: 500, background: 120)
         XCTAssertFalse(analyzer.detectFaces(gray: small).isEmpty)
     }
 
@@ -228,30 +228,6 @@ final class VisionSpeedTests: XCTestCase {
     static func crop(_ image: PixelImage, x: Int, y: Int, width: Int, height: Int) -> PixelImage {
         var out = [UInt8](repeating: 0, count: width * height)
         for r in 0..<height { for c in 0..<width { out[r * width + c] = image.pixels[(y + r) * image.width + x + c] } }
-        return PixelImage(width: width, height: height, channels: 1, pixels: out)
-    }
-
-    /// Bilinear resize of a square gray image to side × side.
-    static func resize(_ image: PixelImage, to side: Int) -> PixelImage {
-        var out = [UInt8](repeating: 0, count: side * side)
-        let s = Float(image.width) / Float(side)
-        for r in 0..<side {
-            for c in 0..<side {
-                let fx = max(0, min(Float(image.width - 1), (Float(c) + 0.5) * s - 0.5))
-                let fy = max(0, min(Float(image.height - 1), (Float(r) + 0.5) * s - 0.5))
-                let x0 = Int(fx), y0 = Int(fy), x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
-                let ax = fx - Float(x0), ay = fy - Float(y0)
-                func p(_ x: Int, _ y: Int) -> Float { Float(image.pixels[y * image.width + x]) }
-                let v = (p(x0, y0) * (1 - ax) + p(x1, y0) * ax) * (1 - ay) + (p(x0, y1) * (1 - ax) + p(x1, y1) * ax) * ay
-                out[r * side + c] = UInt8(max(0, min(255, v.rounded())))
-            }
-        }
-        return PixelImage(width: side, height: side, channels: 1, pixels: out)
-    }
-
-    static func paste(_ image: PixelImage, into width: Int, _ height: Int, x: Int, y: Int, background: UInt8) -> PixelImage {
-        var out = [UInt8](repeating: background, count: width * height)
-        for r in 0..<image.height { for c in 0..<image.width { out[(y + r) * width + x + c] = image.pixels[r * image.width + c] } }
         return PixelImage(width: width, height: height, channels: 1, pixels: out)
     }
 
