@@ -6,6 +6,19 @@
 import CoifCore
 import Foundation
 
+/// A helix each child strand winds around the path it takes from its guides: its radius and its period
+/// (mm of strand per turn). Each child draws its own phase, period (±25%) and radius (±30%), so
+/// neighbouring strands coil out of step, as separate hairs do.
+public struct StrandCoil: Sendable, Equatable {
+    public var radiusMm: Float
+    public var periodMm: Float
+
+    public init(radiusMm: Float, periodMm: Float) {
+        self.radiusMm = radiusMm
+        self.periodMm = periodMm
+    }
+}
+
 /// Child strands interpolated from guides: roots sampled by area on the scalp (seeded), each child
 /// follows a weighted blend of the 3 nearest guides' shapes (offsets from their roots; inverse-distance
 /// weights), plus clumping toward the nearest guide and seeded noise growing toward the tip; then pushed
@@ -25,6 +38,8 @@ public struct ChildInterpolation: Sendable {
     public var faceClearanceMm: Float = 8
     /// Children root no farther than this from some guide root (mm): partial grooms stay partial.
     public var maxGuideDistanceMm: Float = 25
+    /// Each child's own coil (coily styles); nil: children follow their guides' shape alone.
+    public var coil: StrandCoil?
     /// How many of the guides to draw, evenly spaced through them (nil: all). Set only when fewer strands
     /// than guides are asked for (`--strands 1` draws one strand); there are no children then.
     public var guideLimit: Int?
@@ -173,6 +188,16 @@ public struct ChildInterpolation: Sendable {
         let w0 = n0 * normaliser, w1 = a1 * normaliser, w2 = a2 * normaliser
         let na = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
         let nb = Vec3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * noiseMm
+        // The child's own coil, drawn only for a coiled style so every other style's children keep their
+        // draws (and bytes).
+        var coilPhase: Float = 0, coilRate: Float = 0, coilRadius: Float = 0
+        if let coil, coil.radiusMm > 0, coil.periodMm > 0 {
+            coilPhase = rng.uniform(0, 2 * .pi)
+            coilRate = 2 * .pi / (coil.periodMm * rng.uniform(0.75, 1.25))
+            coilRadius = coil.radiusMm * rng.uniform(0.7, 1.3)
+        }
+        var uncoiledPrevious = root, coilNormal = Vec3.zero
+        var arc: Float = 0
         let clumpRootOffset = root - b0[0]
         dst[0] = root
         let inv = 1 / Float(p - 1)
@@ -182,6 +207,23 @@ public struct ChildInterpolation: Sendable {
             let clumped = b0[j] + clumpRootOffset * (1 - u)
             q += (clumped - q) * (clump * u)
             q += (na * u + nb * (u * u - u * 0.5)) * u
+            if coilRadius > 0 {
+                // A helix around the uncoiled path, in a frame carried along it (the previous normal made
+                // perpendicular to this step), fading in over the first 8 mm so the root stays put.
+                let step = q - uncoiledPrevious
+                let stepLength = length(step)
+                if stepLength > 1e-6 {
+                    let tangent = step / stepLength
+                    var normal = coilNormal - tangent * dot(coilNormal, tangent)
+                    if dot(normal, normal) < 1e-8 { normal = cross(tangent, abs(tangent.y) < 0.9 ? Vec3(0, 1, 0) : Vec3(1, 0, 0)) }
+                    normal = normalize(normal)
+                    coilNormal = normal
+                    arc += stepLength
+                    uncoiledPrevious = q
+                    let angle = coilPhase + arc * coilRate
+                    q += (normal * cosf(angle) + cross(tangent, normal) * sinf(angle)) * (coilRadius * smoothstep(0, 8, arc))
+                }
+            }
             // Keep the frontal face clear (as the guides do), then push out of the head.
             q = StyleGenerator.keepOffFace(q, shape: shape, clearance: faceClearanceMm)
             var d = shape.signedDistance(q)

@@ -191,10 +191,13 @@ public struct StyleEntry: Sendable, Codable, Equatable {
     public var pointsPerGuide: Int
     public var rootWidthMm: Float
     public var tipWidthMm: Float
+    /// Each child strand's own coil (`StyleParameters.strandCoilRadiusMm`); nil in catalogs without it.
+    public var strandCoilRadiusMm: Float?
+    public var strandCoilPeriodMm: Float?
 
     public init(name: String, file: String, description: String, tags: [String], length: String? = nil,
                 texture: String? = nil, faceShapes: [String]? = nil, guides: Int, pointsPerGuide: Int,
-                rootWidthMm: Float, tipWidthMm: Float) {
+                rootWidthMm: Float, tipWidthMm: Float, strandCoilRadiusMm: Float? = nil, strandCoilPeriodMm: Float? = nil) {
         self.name = name
         self.file = file
         self.description = description
@@ -206,6 +209,14 @@ public struct StyleEntry: Sendable, Codable, Equatable {
         self.pointsPerGuide = pointsPerGuide
         self.rootWidthMm = rootWidthMm
         self.tipWidthMm = tipWidthMm
+        self.strandCoilRadiusMm = strandCoilRadiusMm
+        self.strandCoilPeriodMm = strandCoilPeriodMm
+    }
+
+    /// The coil every child strand of this style gets, if any.
+    public var strandCoil: StrandCoil? {
+        guard let radius = strandCoilRadiusMm, radius > 0, let period = strandCoilPeriodMm, period > 0 else { return nil }
+        return StrandCoil(radiusMm: radius, periodMm: period)
     }
 }
 
@@ -244,12 +255,15 @@ public struct Groom: Sendable {
     public var guides: StrandSet
     public var rootWidthMm: Float
     public var tipWidthMm: Float
+    /// The coil each child strand gets around its interpolated path (coily styles); nil: none.
+    public var strandCoil: StrandCoil?
 
-    public init(name: String, guides: StrandSet, rootWidthMm: Float, tipWidthMm: Float) {
+    public init(name: String, guides: StrandSet, rootWidthMm: Float, tipWidthMm: Float, strandCoil: StrandCoil? = nil) {
         self.name = name
         self.guides = guides
         self.rootWidthMm = rootWidthMm
         self.tipWidthMm = tipWidthMm
+        self.strandCoil = strandCoil
     }
 
     /// Loads OBJ `l` polylines through Assimp from memory. Assimp 5.2 returns each polyline as separate

@@ -65,8 +65,11 @@ public enum MeshGeneration {
         var line = "{\"name\": \"\(params.name)\", \"file\": \"\(file)\", \"description\": \"\(params.description)\", "
         line += "\"tags\": \(list(params.tags)), \"length\": \"\(params.lengthClass)\", \"texture\": \"\(params.texture)\", "
         line += "\"faceShapes\": \(list(params.faceShapes)), \"guides\": \(guides), \"pointsPerGuide\": \(pointsPerGuide), "
-        line += "\"rootWidthMm\": \(fixed(params.rootWidthMm)), \"tipWidthMm\": \(fixed(params.tipWidthMm))}"
-        return line
+        line += "\"rootWidthMm\": \(fixed(params.rootWidthMm)), \"tipWidthMm\": \(fixed(params.tipWidthMm))"
+        if params.strandCoilRadiusMm > 0 {
+            line += ", \"strandCoilRadiusMm\": \(fixed(params.strandCoilRadiusMm)), \"strandCoilPeriodMm\": \(fixed(params.strandCoilPeriodMm))"
+        }
+        return line + "}"
     }
 }
 

@@ -51,6 +51,12 @@ public struct StyleParameters: Sendable {
     /// Curl: helix radius (mm) reached 30 mm from the root, and period (mm of strand per turn).
     public var curlRadiusMm: Float = 0
     public var curlPeriodMm: Float = 60
+    /// A coil of its own for every child strand (radius and period, mm; 0 = none), around the path the
+    /// children take from their guides, each with its own seeded phase, period and radius. Coily hair's
+    /// coils are a property of each hair, not of a bundle: drawn on the guides alone, every child copies its
+    /// guide's helix in step and the coils read as thick twisted ropes. Written into the catalog.
+    public var strandCoilRadiusMm: Float = 0
+    public var strandCoilPeriodMm: Float = 8
     /// Clumping (0…1) toward every `clumpEvery`-th guide, growing toward the tip.
     public var clump: Float = 0.25
     public var clumpEvery: Int = 6

@@ -156,7 +156,7 @@ public final class StyleLibrary: @unchecked Sendable {
     public func groom(_ style: Style) throws -> Groom {
         if let known = locked({ grooms[style.key] }) { return known }
         let entry = style.entry
-        let groom: Groom
+        var groom: Groom
         switch style.origin {
         case .builtIn:
             guard let text = builtInFile(entry.file) else {
@@ -173,6 +173,7 @@ public final class StyleLibrary: @unchecked Sendable {
             let imported = try importedFile(path, headPath: headPath)
             groom = Groom(name: entry.name, guides: imported.guides, rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
         }
+        groom.strandCoil = entry.strandCoil
         locked { grooms[style.key] = groom }
         return groom
     }
@@ -220,14 +221,18 @@ public final class StyleLibrary: @unchecked Sendable {
 extension ChildInterpolation {
     /// The children every try-on, preview, sheet and benchmark draws: clumped a third of the way onto
     /// their nearest guide at the tip, with 1.2 mm of seeded noise (looks tuned on the catalog styles).
-    public static func standard(childCount: Int, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
-        ChildInterpolation(childCount: childCount, pointsPerStrand: pointsPerStrand, seed: seed, clump: 0.35, noiseMm: 1.2)
+    public static func standard(childCount: Int, pointsPerStrand: Int, seed: UInt64, coil: StrandCoil? = nil) -> ChildInterpolation {
+        var interpolation = ChildInterpolation(childCount: childCount, pointsPerStrand: pointsPerStrand, seed: seed, clump: 0.35,
+                                               noiseMm: 1.2)
+        interpolation.coil = coil
+        return interpolation
     }
 
     /// `standard` drawing exactly `strands` strands of a groom with `guides` guides: every guide plus
     /// children, or, asked for fewer than the guides, that many guides evenly spaced and no children.
-    public static func standard(strands: Int, guides: Int, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
-        var interpolation = standard(childCount: max(strands - guides, 0), pointsPerStrand: pointsPerStrand, seed: seed)
+    public static func standard(strands: Int, guides: Int, pointsPerStrand: Int, seed: UInt64,
+                                coil: StrandCoil? = nil) -> ChildInterpolation {
+        var interpolation = standard(childCount: max(strands - guides, 0), pointsPerStrand: pointsPerStrand, seed: seed, coil: coil)
         if strands < guides { interpolation.guideLimit = strands }
         return interpolation
     }

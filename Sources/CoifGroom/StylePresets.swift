@@ -114,6 +114,8 @@ private struct Preset: Decodable {
         try read("volumeMm", \.volumeMm)
         try read("curlRadiusMm", \.curlRadiusMm)
         try read("curlPeriodMm", \.curlPeriodMm)
+        try read("strandCoilRadiusMm", \.strandCoilRadiusMm)
+        try read("strandCoilPeriodMm", \.strandCoilPeriodMm)
         try read("clump", \.clump)
         try read("clumpEvery", \.clumpEvery)
         try read("frizzMm", \.frizzMm)

@@ -81,7 +81,7 @@ public enum GroomBenchmark {
             let underLayerMs = monotonicMs() - start
 
             let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                       pointsPerStrand: lod.pointsPerStrand, seed: seed)
+                                                       pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
             var interpolate: [Double] = [], upload: [Double] = [], ready: [Double] = []
             var geometry: StrandGeometry?
             // One untimed round first: page faults and the driver's first texture of this size.

@@ -152,7 +152,7 @@ public final class PreviewEngine {
                                        resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
         let sceneStart = monotonicMs()
         let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed)
+                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
         let all = children.apply(guides: groom.guides, head: styles.head)
         let covered = try styles.coveredScalpTriangles(style)
         return PreviewFrame(style: style, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,

@@ -598,7 +598,7 @@ public final class TryOnEngine {
         }
         let groom = try styles.groom(style)
         let interpolation = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed)
+                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
         let strands = interpolation.apply(guides: groom.guides, head: head)
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
         let geometry = renderer.upload(strands: strands, seed: seed)

@@ -228,6 +228,51 @@ final class GroomTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(deepest, -0.5)
     }
 
+    /// A coiled style (the afro's catalog entry carries its coil) winds every child around the path it takes
+    /// without the coil, each out of step with its neighbours: past the fade-in, a child's points stray from
+    /// the uncoiled child by about the coil's radius (never past its 1.3x jitter, plus the head's push-out),
+    /// and the directions they stray in are spread round the circle, not shared.
+    func testStrandCoilWindsEachChildOutOfStep() throws {
+        let head = try loadHead()
+        let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "afro"))
+        let coil = try XCTUnwrap(entry.strandCoil, "the afro's catalog entry names its coil")
+        XCTAssertNil(try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "bob")).strandCoil)
+        let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        let children = 400, points = 60
+        var plain = ChildInterpolation.standard(childCount: children, pointsPerStrand: points, seed: 9)
+        var coiled = plain
+        coiled.coil = coil
+        plain.faceClearanceMm = -1000   // no face box: compare the paths themselves
+        coiled.faceClearanceMm = -1000
+        let a = plain.apply(guides: groom.guides, head: head), b = coiled.apply(guides: groom.guides, head: head)
+        XCTAssertEqual(b, coiled.apply(guides: groom.guides, head: head), "deterministic")
+        let first = groom.guides.strandCount
+        var strays: [Float] = [], angles: [Float] = []
+        for child in first..<(first + children) {
+            let lo = child * points
+            for j in (points / 3)..<points {
+                let offset = b.positions[lo + j] - a.positions[lo + j]
+                strays.append(length(offset))
+            }
+            // The direction child strays in at its middle point, about the strand's own tangent.
+            let j = points / 2
+            let tangent = normalize(a.positions[lo + j + 1] - a.positions[lo + j - 1])
+            let offset = b.positions[lo + j] - a.positions[lo + j]
+            var reference = cross(tangent, Vec3(0, 1, 0))
+            if length(reference) < 0.1 { reference = cross(tangent, Vec3(1, 0, 0)) }
+            reference = normalize(reference)
+            angles.append(atan2(dot(offset, cross(tangent, reference)), dot(offset, reference)))
+        }
+        let mean = strays.reduce(0, +) / Float(strays.count)
+        print(String(format: "GroomTests: strand coil %.1f mm: children stray %.2f mm on average", coil.radiusMm, mean))
+        XCTAssertGreaterThan(mean, 0.6 * coil.radiusMm)
+        XCTAssertLessThan(mean, 1.3 * coil.radiusMm)
+        // Out of step: the mean direction of the strays (a unit vector per child) is short.
+        let c = angles.map { cosf($0) }.reduce(0, +) / Float(angles.count), s = angles.map { sinf($0) }.reduce(0, +) / Float(angles.count)
+        XCTAssertLessThan((c * c + s * s).squareRoot(), 0.3)
+    }
+
     func testDamagedFilesFailAsAssetFailed() throws {
         let style = try text("styles/bob.obj")
         // Cut inside the vertex list: no polylines remain.
