@@ -13,6 +13,8 @@ import Foundation
 public struct ReadsAsHairMeasurement: Sendable, Codable {
     public var photo: String
     public var style: String
+    /// The render's seed (its child strands and their dither).
+    public var seed: UInt64
     /// Pixels the new hair covers (matte ≥ 0.5).
     public var hairPixels: Int
     /// Share of those the network labels hair.
@@ -25,13 +27,30 @@ public struct ReadsAsHairMeasurement: Sendable, Codable {
     /// How Coif's head was sized to the person's (HeadSizing): the residual scale and the lens factor.
     public var headScale: Float
     public var focalFactor: Double
+
+    public init(photo: String, style: String, seed: UInt64, hairPixels: Int, labelledHair: Double, labelledHat: Double,
+                labelledBackground: Double, labelledSkin: Double, headScale: Float, focalFactor: Double) {
+        self.photo = photo
+        self.style = style
+        self.seed = seed
+        self.hairPixels = hairPixels
+        self.labelledHair = labelledHair
+        self.labelledHat = labelledHat
+        self.labelledBackground = labelledBackground
+        self.labelledSkin = labelledSkin
+        self.headScale = headScale
+        self.focalFactor = focalFactor
+    }
 }
 
 public enum ReadsAsHairEvaluation {
-    /// Measures every style in `styles` on every photo (the largest face), composites written to
-    /// `outputDirectory` when given (`<photo>-<style>.png`) so the figures can be looked at.
+    /// Measures every style in `styles` on every photo (the largest face), once per render seed in `seeds`,
+    /// composites written to `outputDirectory` when given (`<photo>-<style>.png`, `-s<seed>` added past
+    /// the first seed) so the figures can be looked at. The network's verdict on a style is close to
+    /// all-or-nothing per picture and can flip between two renders that differ only in their child strands,
+    /// so a figure over several seeds says more than one render.
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
-                           outputDirectory: String? = nil,
+                           seeds: [UInt64] = [1], outputDirectory: String? = nil,
                            progress: (ReadsAsHairMeasurement) -> Void = { _ in }) throws -> [ReadsAsHairMeasurement] {
         let parser = try OwnHairEvaluation.judge(engine)
         var rows: [ReadsAsHairMeasurement] = []
@@ -40,7 +59,9 @@ public enum ReadsAsHairEvaluation {
             let box = analyses[0].chosen.box
             let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
             for style in styles {
-                let job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
+              for seed in seeds {
+                var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
+                job.seed = seed
                 var t = FrameTiming()
                 let result = try engine.render(analyses, job: job, timing: &t)
                 let matte = result.images.matte.pixels
@@ -50,19 +71,37 @@ public enum ReadsAsHairEvaluation {
                     covered.isEmpty ? 0 : Double(covered.filter { test(classes[$0]) }.count) / Double(covered.count)
                 }
                 let row = ReadsAsHairMeasurement(
-                    photo: (photo as NSString).lastPathComponent, style: style, hairPixels: covered.count,
+                    photo: (photo as NSString).lastPathComponent, style: style, seed: seed, hairPixels: covered.count,
                     labelledHair: share { $0 == OwnHair.hair }, labelledHat: share { $0 == OwnHair.hat },
                     labelledBackground: share { $0 == OwnHair.background },
                     labelledSkin: share { OwnHairEvaluation.skinClasses.contains($0) },
                     headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
                 if let outputDirectory {
                     try AtomicFile.write(try PNGFile.encode(result.images.composite),
-                                         to: outputDirectory + "/\(stem)-\(style).png", createDirectories: true)
+                                         to: outputDirectory + "/\(stem)-\(style)\(seed == seeds.first ? "" : "-s\(seed)").png",
+                                         createDirectories: true)
                 }
                 progress(row)
                 rows.append(row)
+              }
             }
         }
         return rows
+    }
+
+    /// One style's figures over its rows: the mean share labelled hair over every photo and seed; the worst
+    /// photo's mean over the seeds; and the lowest and highest of the per-seed means over the photos.
+    public struct Summary: Sendable, Equatable {
+        public var mean: Double
+        public var worstPhoto: Double
+        public var seedMeans: ClosedRange<Double>
+    }
+
+    public static func summary(_ rows: [ReadsAsHairMeasurement]) -> Summary? {
+        guard !rows.isEmpty else { return nil }
+        func mean(_ group: [ReadsAsHairMeasurement]) -> Double { group.reduce(0) { $0 + $1.labelledHair } / Double(group.count) }
+        let byPhoto = Dictionary(grouping: rows, by: \.photo).values.map(mean)
+        let bySeed = Dictionary(grouping: rows, by: \.seed).values.map(mean)
+        return Summary(mean: mean(rows), worstPhoto: byPhoto.min() ?? 0, seedMeans: (bySeed.min() ?? 0)...(bySeed.max() ?? 0))
     }
 }

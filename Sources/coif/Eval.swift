@@ -206,10 +206,17 @@ struct EvalReadsAsHair: ParsableCommand {
     @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
     var imagesDirectory: String?
 
+    @Option(help: "Render each case with seeds 1...N (its child strands differ) and report over them (1-64).")
+    var seeds: Int = 1
+
     @Flag(help: "Print the rows as JSON.")
     var json = false
 
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...64).contains(seeds) else { throw ValidationError("--seeds must be 1...64, got \(seeds)") }
+    }
 
     func run() throws {
         try runReportingErrors {
@@ -217,9 +224,10 @@ struct EvalReadsAsHair: ParsableCommand {
             let names = styles.map { $0.split(separator: ",").map(String.init) } ?? engine.styles.names
             if !json { print("photo                      style           hair px    hair      hat   backgr.    skin   head  lens") }
             let rows = try ReadsAsHairEvaluation.run(engine: engine, photos: photos, styles: names, color: color,
-                                                     outputDirectory: imagesDirectory) { r in
+                                                     seeds: (1...UInt64(seeds)).map { $0 }, outputDirectory: imagesDirectory) { r in
                 guard !json else { return }
-                print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %8d %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %5.2f %5.2f",
+                print(padded(r.photo, 26) + " " + padded(r.style + (seeds > 1 ? " s\(r.seed)" : ""), 14)
+                      + String(format: " %8d %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %5.2f %5.2f",
                       r.hairPixels, 100 * r.labelledHair, 100 * r.labelledHat, 100 * r.labelledBackground, 100 * r.labelledSkin,
                       r.headScale, r.focalFactor))
             }
@@ -227,10 +235,13 @@ struct EvalReadsAsHair: ParsableCommand {
             var byStyle: [String: [ReadsAsHairMeasurement]] = [:]
             for r in rows { byStyle[r.style, default: []].append(r) }
             for name in names {
-                guard let group = byStyle[name], !group.isEmpty else { continue }
-                let mean = group.reduce(0) { $0 + $1.labelledHair } / Double(group.count)
-                let worst = group.map(\.labelledHair).min() ?? 0
-                print(padded(name, 14) + String(format: " hair: mean %5.1f%%, worst %5.1f%%", 100 * mean, 100 * worst))
+                guard let summary = ReadsAsHairEvaluation.summary(byStyle[name] ?? []) else { continue }
+                var line = padded(name, 14) + String(format: " hair: mean %5.1f%%, worst photo %5.1f%%", 100 * summary.mean,
+                                                     100 * summary.worstPhoto)
+                if seeds > 1 {
+                    line += String(format: ", seed means %.1f–%.1f%%", 100 * summary.seedMeans.lowerBound, 100 * summary.seedMeans.upperBound)
+                }
+                print(line)
             }
         }
     }

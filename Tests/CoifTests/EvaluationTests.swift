@@ -20,6 +20,22 @@ final class EvaluationTests: XCTestCase {
         }
     }
 
+    /// Reads-as-hair over several seeds: the mean over every row, the worst photo's mean over its seeds,
+    /// and the range of the per-seed means over the photos.
+    func testReadsAsHairSummaryOverSeeds() throws {
+        func row(_ photo: String, _ seed: UInt64, _ hair: Double) -> ReadsAsHairMeasurement {
+            ReadsAsHairMeasurement(photo: photo, style: "bob", seed: seed, hairPixels: 100, labelledHair: hair, labelledHat: 1 - hair,
+                                   labelledBackground: 0, labelledSkin: 0, headScale: 1, focalFactor: 1)
+        }
+        let rows = [row("a", 1, 1.0), row("a", 2, 0.6), row("b", 1, 0.2), row("b", 2, 0.4)]
+        let summary = try XCTUnwrap(ReadsAsHairEvaluation.summary(rows))
+        XCTAssertEqual(summary.mean, 0.55, accuracy: 1e-12)
+        XCTAssertEqual(summary.worstPhoto, 0.3, accuracy: 1e-12)           // b: (0.2 + 0.4) / 2
+        XCTAssertEqual(summary.seedMeans.lowerBound, 0.5, accuracy: 1e-12)  // seed 2: (0.6 + 0.4) / 2
+        XCTAssertEqual(summary.seedMeans.upperBound, 0.6, accuracy: 1e-12)  // seed 1: (1.0 + 0.2) / 2
+        XCTAssertNil(ReadsAsHairEvaluation.summary([]))
+    }
+
     func testParsesImglabXMLAndPts() throws {
         let dir = try Fixtures.temporaryDirectory()
         let parts = (0..<68).map { String(format: "<part name='%02d' x='%d' y='%d'/>", $0, 10 + $0, 20 + $0) }.joined()
