@@ -220,12 +220,6 @@ public final class FaceAnalyzer {
         return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh)
     }
 
-    /// The eye line's angle (radians, image axes) from the subject's right eye (36–41) to the left (42–47).
-    static func eyeLineAngle(_ landmarks: [Vec2]) -> Float {
-        let right = landmarks[36...41].reduce(Vec2(), +) / 6, left = landmarks[42...47].reduce(Vec2(), +) / 6
-        return atan2(left.y - right.y, left.x - right.x)
-    }
-
     /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),
     /// but no second solve without the far side: the mesh places hidden points from its 3D shape, not from a
     /// frontal prior, so they hold the pose rather than pull it toward frontal.

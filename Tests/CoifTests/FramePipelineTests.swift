@@ -133,7 +133,7 @@ final class FramePipelineTests: XCTestCase {
         var next = 1
         for s in strands { obj += "l " + (next..<(next + s.count)).map(String.init).joined(separator: " ") + "\n"; next += s.count }
         try obj.write(toFile: dir + "/curves.obj", atomically: true, encoding: .utf8)
-        FileManager.default.createFile(atPath: dir + "/groom.data", contents: Data(GroomImport.uscDataBytes(strands)))
+        _ = FileManager.default.createFile(atPath: dir + "/groom.data", contents: Data(GroomImport.uscDataBytes(strands)))
         try gltfLineStrips(Array(strands.prefix(60))).write(toFile: dir + "/strands.gltf", atomically: true, encoding: .utf8)
         try HairCardTests.objText(HairCardTests.hairCards(), layout: .rootAtV0, scalp: false)
             .write(toFile: dir + "/cards.obj", atomically: true, encoding: .utf8)
@@ -172,7 +172,7 @@ final class FramePipelineTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory()
         let engine = try Fixtures.sharedEngine()
         let guides = try engine.styles.groom(try engine.styles.resolve("afro")).guides
-        FileManager.default.createFile(atPath: dir + "/afro.data",
+        _ = FileManager.default.createFile(atPath: dir + "/afro.data",
                                        contents: Data(GroomImport.uscDataBytes((0..<guides.strandCount).map { Array(guides.strand($0)) })))
         let catalog = dir + "/my-styles"
         for name in ["puff", "bob"] {
