@@ -46,6 +46,21 @@ public struct RobustnessProbe {
         return points.count == 68 ? (box, points) : nil
     }
 
+    /// As `fitLargest`, on an RGB photo and with the production choice of landmarks (dlib's, or the face
+    /// mesh's where dlib's are past their range or rolled back toward level; `FaceAnalyzer.chooseLandmarks`).
+    func fitChosen(_ rgb: PixelImage, near: Vec2) -> (box: FaceBox, landmarks: [Vec2])? {
+        let gray = rgb.grayscale()
+        let boxes = analyzer.detectFaces(gray: gray, rgb: rgb)
+        guard let box = boxes.min(by: { (($0.center - near) * ($0.center - near)).sum() < (($1.center - near) * ($1.center - near)).sum() })
+        else { return nil }
+        var timing = FrameTiming()
+        let intrinsics = FaceAnalyzer.intrinsics(for: Frame(image: rgb, source: "robustness"))
+        guard let choice = try? analyzer.chooseLandmarks(image: rgb, box: box, intrinsics: intrinsics, timing: &timing, dlibLandmarks: {
+            analyzer.faceFinder.landmarks(gray: gray, box: box)
+        }) else { return nil }
+        return (box, choice.landmarks)
+    }
+
     /// Jaw-to-jaw width (points 0 and 16), pixels.
     static func faceWidth(_ p: [Vec2]) -> Double { Double(((p[16] - p[0]) * (p[16] - p[0])).sum().squareRoot()) }
     /// The eye line's angle, degrees, + = clockwise in the image (y down).
@@ -56,9 +71,10 @@ public struct RobustnessProbe {
     static func centre(_ p: [Vec2]) -> Vec2 { p.reduce(Vec2(), +) / Float(p.count) }
 
     public func run(photoPath: String, aflwDirectory: String?) throws -> RobustnessReport {
-        let gray = try Frame.read(path: photoPath).image.grayscale()
+        let photo = try Frame.read(path: photoPath).image
+        let gray = photo.grayscale()
         guard let reference = fitLargest(gray) else { throw CoifError.noFace(path: photoPath) }
-        var rows = [smallest(gray, reference: reference), roll(gray, reference: reference)]
+        var rows = [smallest(gray, reference: reference), roll(photo, reference: reference)]
         rows.append(try yaw(aflwDirectory))
         rows.append(many(gray, reference: reference))
         return RobustnessReport(photo: photoPath, rows: rows)
@@ -87,8 +103,9 @@ public struct RobustnessProbe {
     }
 
     /// Rotates about the face centre in 5° steps each way up to 90°; handled = found and the eye line's
-    /// angle within 10° of the reference's plus the rotation.
-    func roll(_ gray: PixelImage, reference: (box: FaceBox, landmarks: [Vec2])) -> RobustnessRow {
+    /// angle within 10° of the reference's plus the rotation. On the photo as given (RGB: the face mesh's
+    /// choice takes part, as in a try-on).
+    func roll(_ photo: PixelImage, reference: (box: FaceBox, landmarks: [Vec2])) -> RobustnessRow {
         let angle0 = Self.eyeLineDegrees(reference.landmarks)
         let pivot = Self.centre(reference.landmarks)
         var reach: [Int] = [], failures: [String] = []
@@ -96,8 +113,8 @@ public struct RobustnessProbe {
             var handled = 0, failure = "none up to 90°"
             for step in 1...18 {
                 let degrees = Double(sign * step * 5)
-                let rotated = Self.rotate(gray, degreesClockwise: degrees, about: pivot)
-                guard let fit = fitLargest(rotated, near: pivot) else { failure = String(format: "%+.0f° no face", degrees); break }
+                let rotated = Self.rotate(photo, degreesClockwise: degrees, about: pivot)
+                guard let fit = photo.channels == 3 ? fitChosen(rotated, near: pivot) : fitLargest(rotated, near: pivot) else { failure = String(format: "%+.0f° no face", degrees); break }
                 var error = abs(Self.eyeLineDegrees(fit.landmarks) - angle0 - degrees).truncatingRemainder(dividingBy: 360)
                 error = min(error, 360 - error)
                 guard error < 10 else { failure = String(format: "%+.0f° eye line off by %.0f°", degrees, error); break }
@@ -149,13 +166,15 @@ public struct RobustnessProbe {
                              detail: "face crop at \(tile) px tiled \(n)×\(n) (\(tile * n)x\(tile * n)); cells with a detection, \(boxes.count) boxes")
     }
 
-    // MARK: - Resampling (8-bit luma, bilinear, edges clamped)
+    // MARK: - Resampling (8-bit, bilinear, edges clamped)
 
-    public static func sample(_ g: PixelImage, _ x: Double, _ y: Double) -> UInt8 {
+    /// Channel `channel` of `g` at (x, y).
+    public static func sample(_ g: PixelImage, _ x: Double, _ y: Double, channel: Int = 0) -> UInt8 {
         let xc = min(max(x, 0), Double(g.width - 1)), yc = min(max(y, 0), Double(g.height - 1))
         let x0 = Int(xc), y0 = Int(yc), x1 = min(x0 + 1, g.width - 1), y1 = min(y0 + 1, g.height - 1)
         let fx = xc - Double(x0), fy = yc - Double(y0)
-        func p(_ x: Int, _ y: Int) -> Double { Double(g.pixels[y * g.width + x]) }
+        let n = g.channels
+        func p(_ x: Int, _ y: Int) -> Double { Double(g.pixels[(y * g.width + x) * n + channel]) }
         let v = (p(x0, y0) * (1 - fx) + p(x1, y0) * fx) * (1 - fy) + (p(x0, y1) * (1 - fx) + p(x1, y1) * fx) * fy
         return UInt8(min(max(v.rounded(), 0), 255))
     }
@@ -176,16 +195,20 @@ public struct RobustnessProbe {
         return out
     }
 
-    /// The image turned clockwise (as seen, y down) by `degreesClockwise` about `about`, same size.
+    /// The image (any channel count) turned clockwise (as seen, y down) by `degreesClockwise` about
+    /// `about`, same size.
     public static func rotate(_ g: PixelImage, degreesClockwise: Double, about: Vec2) -> PixelImage {
         let t = degreesClockwise * .pi / 180, c = cos(t), s = sin(t)
         let px = Double(about.x), py = Double(about.y)
-        var out = PixelImage(width: g.width, height: g.height, channels: 1)
+        let n = g.channels
+        var out = PixelImage(width: g.width, height: g.height, channels: n)
         for y in 0..<g.height {
             for x in 0..<g.width {
                 // Inverse map: a destination pixel comes from the source rotated back by −t.
                 let dx = Double(x) - px, dy = Double(y) - py
-                out.pixels[y * g.width + x] = sample(g, px + c * dx + s * dy, py - s * dx + c * dy)
+                for k in 0..<n {
+                    out.pixels[(y * g.width + x) * n + k] = sample(g, px + c * dx + s * dy, py - s * dx + c * dy, channel: k)
+                }
             }
         }
         return out

@@ -164,9 +164,21 @@ public final class FaceAnalyzer {
 
     /// The mesh screens a face with dlib's 68 points by its first pass's turn (`FaceMeshFit.eyeLineTurnDegrees`):
     /// under `meshSwitchYawDegrees` less this margin, dlib's points are kept without the mesh's second pass
-    /// or pose. On faces of `meshMinFacePx` and over, the first pass's turn was within 4° of the final
-    /// pose's yaw (AFLW2000-3D sample at full, half and a third of its size; README "Faces at every angle").
+    /// or pose. On faces of `meshMinFacePx` and over, the first pass's turn was never more than 4° below the
+    /// final pose's yaw (AFLW2000-3D sample at full, half and a third of its size; README "Faces at every
+    /// angle"), so a face the switch would take is not screened out.
     public static let meshScreenMarginDegrees: Float = 15
+
+    /// dlib's 68 points are not trusted when their eye line (36–41 → 42–47) and the mesh's (outer corners
+    /// 33 → 263) differ by more than this: dlib's shape prior holds a rolled face near upright and returns
+    /// points turned back toward level (astronaut.png rolled 50°: dlib's eye line read −26°, the face's is
+    /// +53°), where the mesh, framed along its own eye line on its second pass, follows the roll.
+    public static let meshRollDisagreementDegrees: Float = 10
+
+    /// The mesh is framed again from its own points up to this many times (MediaPipe does it once a video
+    /// frame); after the first, only while the frame's eye line still turns by more than `meshReframeDegrees`.
+    public static let meshMaxReframes = 3
+    public static let meshReframeDegrees: Float = 3
 
     /// The mesh replaces dlib's 68 points only on faces at least this wide (box, pixels). Below it the
     /// mesh's 192² input is upsampled from under ~72 px of photo and its fit loses to dlib's: on dlib's
@@ -198,9 +210,13 @@ public final class FaceAnalyzer {
         var first = timing.measure(.landmarks) { firstPass.flatMap { (try? $0.wait()) ?? nil } }
 
         if let dlibPose {
-            // dlib fitted: the mesh may only take over a face it screened as turned toward the switch.
+            // dlib fitted: the mesh may only take over a face it screened as turned toward the switch, or
+            // rolled: its upright first pass reads the roll at about half (astronaut rolled 30°: 15°), so a
+            // first pass whose eye line is off level, or off dlib's, is framed again before it is compared.
             let screen = Float(meshSwitchYawDegrees) - Self.meshScreenMarginDegrees
-            guard let fit = first, fit.presence >= Self.meshMinPresence, fit.eyeLineTurnDegrees >= screen else {
+            guard let fit = first, fit.presence >= Self.meshMinPresence,
+                  fit.eyeLineTurnDegrees >= screen || fit.eyeLineRollDegrees > Self.meshRollDisagreementDegrees
+                    || Self.rollDisagreement(dlib, fit) > Self.meshRollDisagreementDegrees else {
                 return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
             }
         } else if meshLoaded, firstPass == nil {
@@ -208,16 +224,40 @@ public final class FaceAnalyzer {
             first = timing.measure(.landmarks) { faceMesh?.fit(image, region: .around(box)) }
         }
         guard let faceMesh, let fit = first, fit.presence >= Self.meshMinPresence else { return nil }
-        let mesh = timing.measure(.landmarks) { faceMesh.fit(image, region: .around(points: fit.points)) ?? fit }
+        // Framed again from its own points, as MediaPipe tracks; while the frame still turns by more than
+        // `meshReframeDegrees` (a rolled face, first seen upright), once or twice more.
+        let mesh = timing.measure(.landmarks) { () -> FaceMeshFit in
+            var mesh = fit, framedAt = fit.region.angle
+            for pass in 0..<Self.meshMaxReframes {
+                let region = FaceRegion.around(points: mesh.points)
+                var turn = abs(region.angle - framedAt)
+                if turn > .pi { turn = 2 * .pi - turn }
+                if pass > 0 && turn * 180 / .pi <= Self.meshReframeDegrees { break }
+                guard let next = faceMesh.fit(image, region: region) else { break }
+                mesh = next
+                framedAt = region.angle
+            }
+            return mesh
+        }
         if mesh.presence >= Self.meshMinPresence {
             let meshLandmarks = mesh.landmarks68
             let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
-            if dlibPose == nil || abs(meshPose.yawDegrees) > meshSwitchYawDegrees {
+            if dlibPose == nil || abs(meshPose.yawDegrees) > meshSwitchYawDegrees
+                || Self.rollDisagreement(dlib, mesh) > Self.meshRollDisagreementDegrees {
                 return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
             }
         }
         guard let dlibPose else { return nil }
         return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh)
+    }
+
+    /// How far (degrees, unsigned) dlib's eye line and the mesh's differ in the image.
+    static func rollDisagreement(_ dlib: [Vec2], _ mesh: FaceMeshFit) -> Float {
+        let right = dlib[36...41].reduce(Vec2(), +) / 6, left = dlib[42...47].reduce(Vec2(), +) / 6
+        let eyes = mesh.points[263] - mesh.points[33]
+        var difference = abs(atan2(left.y - right.y, left.x - right.x) - atan2(eyes.y, eyes.x)) * 180 / .pi
+        if difference > 180 { difference = 360 - difference }
+        return difference
     }
 
     /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),

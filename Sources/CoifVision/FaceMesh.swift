@@ -66,6 +66,15 @@ public struct FaceMeshFit: Sendable {
         return abs(atan2(eyes.z, inPlane)) * 180 / .pi
     }
 
+    /// How far the eye line (outer corners 33 → 263) is rolled from the region's own (degrees, unsigned):
+    /// near 0 when the region was framed along the face's roll.
+    public var eyeLineRollDegrees: Float {
+        let eyes = points[263] - points[33]
+        var difference = abs(atan2(eyes.y, eyes.x) - region.angle) * 180 / .pi
+        if difference > 180 { difference = 360 - difference }
+        return difference
+    }
+
     /// The 68 iBUG points read off the mesh (`FaceMesh.ibug68`; a pair's mean where one vertex is not enough).
     public var landmarks68: [Vec2] {
         FaceMesh.ibug68.map { pair in

@@ -192,8 +192,8 @@ final class EvaluationTests: XCTestCase {
 
 final class RobustnessTests: XCTestCase {
     /// `coif eval robustness` on astronaut.png (the yaw row, AFLW's pose evaluation, is tested above and
-    /// skipped here). Measured: smallest face 30 px (jaw to jaw, at 164×164), roll +25°/−40°, 64 of 64
-    /// tiled faces. The bounds leave a step of slack.
+    /// skipped here). Measured: smallest face 30 px (jaw to jaw, at 164×164), roll +55°/−60° (+25°/−40° with
+    /// dlib's points alone, before the mesh took rolled faces), 64 of 64 tiled faces. The bounds leave slack.
     func testRobustnessOnAstronaut() throws {
         let analyzer = try FaceAnalyzer.standard()
         let report = try RobustnessProbe(analyzer: analyzer).run(photoPath: try Fixtures.requireAstronaut(),
@@ -203,6 +203,8 @@ final class RobustnessTests: XCTestCase {
         XCTAssertLessThanOrEqual(Int(report.rows[0].result.prefix { $0.isNumber }) ?? 999, 40)
         XCTAssertGreaterThanOrEqual(Int(report.rows[3].result.prefix { $0.isNumber }) ?? 0, 60)
         XCTAssertEqual(report.rows[2].result, "skipped")
-        XCTAssertTrue(report.rows[1].result.hasPrefix("+2") || report.rows[1].result.hasPrefix("+3"), report.rows[1].result)
+        let roll = report.rows[1].result.split(separator: "/").map { Int($0.filter(\.isNumber)) ?? 0 }
+        XCTAssertEqual(roll.count, 2, report.rows[1].result)
+        XCTAssertGreaterThanOrEqual(roll.min() ?? 0, 45, "rolled faces past dlib's reach are taken by the mesh: \(report.rows[1].result)")
     }
 }

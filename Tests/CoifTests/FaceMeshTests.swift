@@ -82,6 +82,27 @@ final class FaceMeshTests: XCTestCase {
         }
     }
 
+    /// A rolled face: astronaut.png turned 40° clockwise about her face. dlib's points are held near level
+    /// (its eye line reads ~10°), the mesh, framed again along its own eye line, follows the roll; its points
+    /// are the ones used and their eye line is within 5° of the face's (the photo's +3° plus 40°).
+    func testRolledFaceIsTakenByTheMesh() throws {
+        let analyzer = try analyzer()
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
+        let rolled = RobustnessProbe.rotate(photo, degreesClockwise: 40, about: Vec2(225, 130))
+        var timing = FrameTiming()
+        let faces = try analyzer.analyseAll(Frame(image: rolled, source: "astronaut rolled 40°"), timing: &timing)
+        let face = try XCTUnwrap(faces.min { distance($0.chosen.box.center, Vec2(225, 130)) < distance($1.chosen.box.center, Vec2(225, 130)) })
+        XCTAssertEqual(face.landmarkModel, .mesh)
+        let p = face.chosen.landmarks
+        let right = p[36...41].reduce(Vec2(), +) / 6, left = p[42...47].reduce(Vec2(), +) / 6
+        let eyeLine = atan2(left.y - right.y, left.x - right.x) * 180 / .pi
+        print(String(format: "FaceMeshTests: astronaut rolled 40°: eye line %.1f° (the face's: ~43°)", eyeLine))
+        XCTAssertEqual(eyeLine, 43, accuracy: 5)
+        let dlib = analyzer.faceFinder.landmarks(gray: rolled.grayscale(), box: face.chosen.box)
+        let dlibRight = dlib[36...41].reduce(Vec2(), +) / 6, dlibLeft = dlib[42...47].reduce(Vec2(), +) / 6
+        XCTAssertGreaterThan(abs(atan2(dlibLeft.y - dlibRight.y, dlibLeft.x - dlibRight.x) * 180 / .pi - 43), 15, "what the mesh is for")
+    }
+
     /// On a photo over a megapixel BlazeFace says where to look and dlib confirms: the boxes are dlib's
     /// (the full search's face, IoU > 0.7, landmarks within 5% of the box), found by the guided step.
     /// A face dlib does not confirm (image00251 enlarged past a megapixel) is still found, by BlazeFace's
