@@ -14,6 +14,11 @@ public typealias Vec4 = SIMD4<Float>
     let l = length(a)
     return l > 0 ? a / l : a
 }
+/// How far apart two directions given as angles (radians, as `atan2` returns them) are: 0…π, either way round.
+@inlinable public func angleBetween(_ a: Float, _ b: Float) -> Float {
+    let d = abs(a - b).truncatingRemainder(dividingBy: 2 * .pi)
+    return d > .pi ? 2 * .pi - d : d
+}
 
 /// A 4x4 matrix stored column-major, as `glUniformMatrix4fv(…, GL_FALSE, …)` expects.
 public struct Mat4: Sendable, Equatable {

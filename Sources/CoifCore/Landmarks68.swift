@@ -2,6 +2,12 @@
 // images) and the groom side (Coif's symmetric reference head) rely on.
 
 public enum Landmarks68 {
+    /// The eye centres: the mean of the subject's right eye's six points (36–41, image left on a frontal
+    /// face) and of the left eye's (42–47). Their line is the face's roll in the image.
+    public static func eyeCentres(_ p: [Vec2]) -> (right: Vec2, left: Vec2) {
+        (p[36...41].reduce(Vec2(), +) / 6, p[42...47].reduce(Vec2(), +) / 6)
+    }
+
     /// Index i of a face becomes index mirror[i] when the face is mirrored left–right (subject's right ↔
     /// left): jaw 0…16 reversed, brows 17…21 ↔ 26…22, nose bridge 27…30 and 33 fixed, nostrils 31…35
     /// reversed, eyes swap (36↔45, 37↔44, 38↔43, 39↔42, 40↔47, 41↔46), outer lips 48…54 and 55…59

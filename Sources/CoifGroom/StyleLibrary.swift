@@ -228,11 +228,12 @@ extension ChildInterpolation {
         return interpolation
     }
 
-    /// `standard` drawing exactly `strands` strands of a groom with `guides` guides: every guide plus
-    /// children, or, asked for fewer than the guides, that many guides evenly spaced and no children.
-    public static func standard(strands: Int, guides: Int, pointsPerStrand: Int, seed: UInt64,
-                                coil: StrandCoil? = nil) -> ChildInterpolation {
-        var interpolation = standard(childCount: max(strands - guides, 0), pointsPerStrand: pointsPerStrand, seed: seed, coil: coil)
+    /// `standard` drawing exactly `strands` strands of `groom`: every guide plus children (with the groom's
+    /// coil, if any), or, asked for fewer than the guides, that many guides evenly spaced and no children.
+    public static func standard(strands: Int, groom: Groom, pointsPerStrand: Int, seed: UInt64) -> ChildInterpolation {
+        let guides = groom.guides.strandCount
+        var interpolation = standard(childCount: max(strands - guides, 0), pointsPerStrand: pointsPerStrand, seed: seed,
+                                     coil: groom.strandCoil)
         if strands < guides { interpolation.guideLimit = strands }
         return interpolation
     }

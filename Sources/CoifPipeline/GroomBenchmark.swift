@@ -80,8 +80,8 @@ public enum GroomBenchmark {
             engine.renderer.finish()
             let underLayerMs = monotonicMs() - start
 
-            let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                       pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
+            let children = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
+                                                       pointsPerStrand: lod.pointsPerStrand, seed: seed)
             var interpolate: [Double] = [], upload: [Double] = [], ready: [Double] = []
             var geometry: StrandGeometry?
             // One untimed round first: page faults and the driver's first texture of this size.

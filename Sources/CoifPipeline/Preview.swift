@@ -151,8 +151,8 @@ public final class PreviewEngine {
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
                                        resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
         let sceneStart = monotonicMs()
-        let children = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
+        let children = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
+                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let all = children.apply(guides: groom.guides, head: styles.head)
         let covered = try styles.coveredScalpTriangles(style)
         return PreviewFrame(style: style, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,

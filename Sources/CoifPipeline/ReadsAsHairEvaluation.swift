@@ -59,31 +59,31 @@ public enum ReadsAsHairEvaluation {
             let box = analyses[0].chosen.box
             let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
             for style in styles {
-              for seed in seeds {
-                var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
-                job.seed = seed
-                var t = FrameTiming()
-                let result = try engine.render(analyses, job: job, timing: &t)
-                let matte = result.images.matte.pixels
-                let covered = (0..<matte.count).filter { matte[$0] >= 128 }
-                let classes = try parser.parse(Frame(image: result.images.composite, source: photo), box: box).classes
-                func share(_ test: (UInt8) -> Bool) -> Double {
-                    covered.isEmpty ? 0 : Double(covered.filter { test(classes[$0]) }.count) / Double(covered.count)
+                for seed in seeds {
+                    var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
+                    job.seed = seed
+                    var t = FrameTiming()
+                    let result = try engine.render(analyses, job: job, timing: &t)
+                    let matte = result.images.matte.pixels
+                    let covered = (0..<matte.count).filter { matte[$0] >= 128 }
+                    let classes = try parser.parse(Frame(image: result.images.composite, source: photo), box: box).classes
+                    func share(_ test: (UInt8) -> Bool) -> Double {
+                        covered.isEmpty ? 0 : Double(covered.filter { test(classes[$0]) }.count) / Double(covered.count)
+                    }
+                    let row = ReadsAsHairMeasurement(
+                        photo: (photo as NSString).lastPathComponent, style: style, seed: seed, hairPixels: covered.count,
+                        labelledHair: share { $0 == OwnHair.hair }, labelledHat: share { $0 == OwnHair.hat },
+                        labelledBackground: share { $0 == OwnHair.background },
+                        labelledSkin: share { OwnHairEvaluation.skinClasses.contains($0) },
+                        headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
+                    if let outputDirectory {
+                        try AtomicFile.write(try PNGFile.encode(result.images.composite),
+                                             to: outputDirectory + "/\(stem)-\(style)\(seed == seeds.first ? "" : "-s\(seed)").png",
+                                             createDirectories: true)
+                    }
+                    progress(row)
+                    rows.append(row)
                 }
-                let row = ReadsAsHairMeasurement(
-                    photo: (photo as NSString).lastPathComponent, style: style, seed: seed, hairPixels: covered.count,
-                    labelledHair: share { $0 == OwnHair.hair }, labelledHat: share { $0 == OwnHair.hat },
-                    labelledBackground: share { $0 == OwnHair.background },
-                    labelledSkin: share { OwnHairEvaluation.skinClasses.contains($0) },
-                    headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
-                if let outputDirectory {
-                    try AtomicFile.write(try PNGFile.encode(result.images.composite),
-                                         to: outputDirectory + "/\(stem)-\(style)\(seed == seeds.first ? "" : "-s\(seed)").png",
-                                         createDirectories: true)
-                }
-                progress(row)
-                rows.append(row)
-              }
             }
         }
         return rows

@@ -35,13 +35,8 @@ public struct RobustnessProbe {
     /// (a degraded photo can raise a false detection elsewhere); nil when none is found.
     func fitLargest(_ gray: PixelImage, near: Vec2? = nil) -> (box: FaceBox, landmarks: [Vec2])? {
         let boxes = analyzer.detectFaces(gray: gray)
-        let chosen: FaceBox?
-        if let near {
-            chosen = boxes.min { (($0.center - near) * ($0.center - near)).sum() < (($1.center - near) * ($1.center - near)).sum() }
-        } else {
-            chosen = boxes.max { $0.width * $0.height < $1.width * $1.height }
-        }
-        guard let box = chosen else { return nil }
+        guard let box = near.map({ Self.nearest(boxes, to: $0) }) ?? boxes.max(by: { $0.width * $0.height < $1.width * $1.height })
+        else { return nil }
         let points = analyzer.faceFinder.landmarks(gray: gray, box: box)
         return points.count == 68 ? (box, points) : nil
     }
@@ -50,9 +45,7 @@ public struct RobustnessProbe {
     /// mesh's where dlib's are past their range or rolled back toward level; `FaceAnalyzer.chooseLandmarks`).
     func fitChosen(_ rgb: PixelImage, near: Vec2) -> (box: FaceBox, landmarks: [Vec2])? {
         let gray = rgb.grayscale()
-        let boxes = analyzer.detectFaces(gray: gray, rgb: rgb)
-        guard let box = boxes.min(by: { (($0.center - near) * ($0.center - near)).sum() < (($1.center - near) * ($1.center - near)).sum() })
-        else { return nil }
+        guard let box = Self.nearest(analyzer.detectFaces(gray: gray, rgb: rgb), to: near) else { return nil }
         var timing = FrameTiming()
         let intrinsics = FaceAnalyzer.intrinsics(for: Frame(image: rgb, source: "robustness"))
         guard let choice = try? analyzer.chooseLandmarks(image: rgb, box: box, intrinsics: intrinsics, timing: &timing, dlibLandmarks: {
@@ -61,11 +54,16 @@ public struct RobustnessProbe {
         return (box, choice.landmarks)
     }
 
+    /// The box whose centre is nearest `point`.
+    static func nearest(_ boxes: [FaceBox], to point: Vec2) -> FaceBox? {
+        boxes.min { (($0.center - point) * ($0.center - point)).sum() < (($1.center - point) * ($1.center - point)).sum() }
+    }
+
     /// Jaw-to-jaw width (points 0 and 16), pixels.
     static func faceWidth(_ p: [Vec2]) -> Double { Double(((p[16] - p[0]) * (p[16] - p[0])).sum().squareRoot()) }
     /// The eye line's angle, degrees, + = clockwise in the image (y down).
     static func eyeLineDegrees(_ p: [Vec2]) -> Double {
-        let l = (36...41).map { p[$0] }.reduce(Vec2(), +) / 6, r = (42...47).map { p[$0] }.reduce(Vec2(), +) / 6
+        let (l, r) = Landmarks68.eyeCentres(p)
         return atan2(Double(r.y - l.y), Double(r.x - l.x)) * 180 / .pi
     }
     static func centre(_ p: [Vec2]) -> Vec2 { p.reduce(Vec2(), +) / Float(p.count) }

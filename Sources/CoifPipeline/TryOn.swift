@@ -597,8 +597,8 @@ public final class TryOnEngine {
             return hit.geometry
         }
         let groom = try styles.groom(style)
-        let interpolation = ChildInterpolation.standard(strands: lod.strandCount, guides: groom.guides.strandCount,
-                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed, coil: groom.strandCoil)
+        let interpolation = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
+                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let strands = interpolation.apply(guides: groom.guides, head: head)
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
         let geometry = renderer.upload(strands: strands, seed: seed)

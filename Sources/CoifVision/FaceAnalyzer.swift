@@ -230,9 +230,7 @@ public final class FaceAnalyzer {
             var mesh = fit, framedAt = fit.region.angle
             for pass in 0..<Self.meshMaxReframes {
                 let region = FaceRegion.around(points: mesh.points)
-                var turn = abs(region.angle - framedAt)
-                if turn > .pi { turn = 2 * .pi - turn }
-                if pass > 0 && turn * 180 / .pi <= Self.meshReframeDegrees { break }
+                if pass > 0 && angleBetween(region.angle, framedAt) * 180 / .pi <= Self.meshReframeDegrees { break }
                 guard let next = faceMesh.fit(image, region: region) else { break }
                 mesh = next
                 framedAt = region.angle
@@ -253,11 +251,8 @@ public final class FaceAnalyzer {
 
     /// How far (degrees, unsigned) dlib's eye line and the mesh's differ in the image.
     static func rollDisagreement(_ dlib: [Vec2], _ mesh: FaceMeshFit) -> Float {
-        let right = dlib[36...41].reduce(Vec2(), +) / 6, left = dlib[42...47].reduce(Vec2(), +) / 6
-        let eyes = mesh.points[263] - mesh.points[33]
-        var difference = abs(atan2(left.y - right.y, left.x - right.x) - atan2(eyes.y, eyes.x)) * 180 / .pi
-        if difference > 180 { difference = 360 - difference }
-        return difference
+        let eyes = Landmarks68.eyeCentres(dlib)
+        return angleBetween(atan2(eyes.left.y - eyes.right.y, eyes.left.x - eyes.right.x), mesh.eyeLineRadians) * 180 / .pi
     }
 
     /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),

@@ -33,8 +33,7 @@ public struct FaceRegion: Sendable, Equatable {
     /// grown `scale` times about its centre. MediaPipe tracks a face from frame to frame this way; for a still,
     /// one more fit from the first fit's points puts the face where the network was trained to see it.
     public static func around(points: [Vec3]) -> FaceRegion {
-        let eyes = points[263] - points[33]
-        let angle = atan2(eyes.y, eyes.x)
+        let angle = FaceMeshFit.eyeLineRadians(points)
         let c = cos(angle), s = sin(angle)
         var lo = Vec2(.infinity, .infinity), hi = -lo
         for p in points {
@@ -66,14 +65,17 @@ public struct FaceMeshFit: Sendable {
         return abs(atan2(eyes.z, inPlane)) * 180 / .pi
     }
 
-    /// How far the eye line (outer corners 33 → 263) is rolled from the region's own (degrees, unsigned):
-    /// near 0 when the region was framed along the face's roll.
-    public var eyeLineRollDegrees: Float {
+    /// The eye line's angle in the image (radians, image axes): outer eye corners 33 → 263.
+    public var eyeLineRadians: Float { Self.eyeLineRadians(points) }
+
+    static func eyeLineRadians(_ points: [Vec3]) -> Float {
         let eyes = points[263] - points[33]
-        var difference = abs(atan2(eyes.y, eyes.x) - region.angle) * 180 / .pi
-        if difference > 180 { difference = 360 - difference }
-        return difference
+        return atan2(eyes.y, eyes.x)
     }
+
+    /// How far the eye line is rolled from the region's own (degrees, unsigned): near 0 when the region was
+    /// framed along the face's roll.
+    public var eyeLineRollDegrees: Float { angleBetween(eyeLineRadians, region.angle) * 180 / .pi }
 
     /// The 68 iBUG points read off the mesh (`FaceMesh.ibug68`; a pair's mean where one vertex is not enough).
     public var landmarks68: [Vec2] {
