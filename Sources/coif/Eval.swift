@@ -214,12 +214,10 @@ struct EvalReadsAsHair: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func validate() throws {
-        guard (1...64).contains(seeds) else { throw ValidationError("--seeds must be 1...64, got \(seeds)") }
-    }
-
     func run() throws {
         try runReportingErrors {
+            // An option value out of range is exit 22 with one line, as for every other command's options.
+            guard (1...64).contains(seeds) else { throw CoifError.invalidOption(name: "--seeds", reason: "must be 1…64, got \(seeds)") }
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.map { $0.split(separator: ",").map(String.init) } ?? engine.styles.names
             if !json { print("photo                      style           hair px    hair      hat   backgr.    skin   head  lens") }

@@ -104,6 +104,19 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// The evaluations' own option values: out of range is exit 22 with one line naming the option.
+    func testEvaluationOptionsOutOfRangeAreExit22() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        for (arguments, option) in [(["eval", "reads-as-hair", photo, "--seeds", "0"], "--seeds"),
+                                    (["eval", "pose", dir, "--mesh-switch-yaw", "95"], "--mesh-switch-yaw")] {
+            let run = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(option), run.stderr)
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        }
+    }
+
     /// `--strands N` draws exactly N strands (guides plus children); a count out of range is refused by every
     /// command that takes it.
     func testStrandsFlagSetsTheCountAndRejectsNonsense() throws {
