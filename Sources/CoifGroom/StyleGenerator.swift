@@ -283,6 +283,7 @@ enum StyleGenerator {
                 let into = dot(d, n)
                 if into < 0 { d = normalize(d - n * into) }
             }
+            if !isFringe { d = sweptAside(d, at: p, root: root, style: style, shape: shape) }
             var next = p + d * stepMm
             next = shape.pushOutside(next, margin: margin)
             next = p + normalize(next - p) * stepMm
@@ -301,6 +302,27 @@ enum StyleGenerator {
         }
         if points.count < 2 { points.append(root + d * stepMm) }
         return points
+    }
+
+    /// Hair that is not a fringe never hangs over the forehead. Below the front hairline and between the
+    /// face's sides, a falling strand is turned sideways, away from its part (from the centre line when the
+    /// style has none), at least steeply enough to clear the face's side before it reaches the fringe line:
+    /// it frames the face, as a parted style's front hair is combed aside, instead of ending in a row of cut
+    /// tips above the brows (what the face box's cut made of long-straight's and the lob's front guides,
+    /// and of every child blended from them).
+    static func sweptAside(_ d: Vec3, at p: Vec3, root: Vec3, style: StyleParameters, shape: HeadShape) -> Vec3 {
+        let q = p - shape.craniumCentre
+        let top = shape.browTopY + style.fringeClearanceMm
+        guard d.y < 0, q.z > 0, abs(p.x) < shape.faceHalfWidth, p.y > top,
+              p.y < shape.hairlineY(azimuth: atan2f(q.x, q.z)) else { return d }
+        let side: Float = root.x >= (style.partX ?? 0) ? 1 : -1
+        // Sideways travel wanted per millimetre of fall: the way to the face's side (plus 4 mm) over the
+        // height left above the fringe line less 20 mm, so the guide's resampled chords (up to 20 mm on a
+        // long style) do not cut the face box's corner.
+        let wanted = (shape.faceHalfWidth + 4 - side * p.x) / max(p.y - top - 20, 1)
+        let fall = -d.y
+        guard side * d.x < wanted * fall else { return d }
+        return normalize(Vec3(side * wanted * fall, d.y, d.z))
     }
 
     /// The point where a ray from the cranium centre along `direction` leaves the head (bisection on the

@@ -181,6 +181,33 @@ final class GroomTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(curled, 3, "curly, afro and long-wavy have several turns a strand")
     }
 
+    /// A style without a fringe never hangs hair over the forehead: no guide point of a fringeless style lies
+    /// in front of the forehead between the face's sides, within 10 mm above the fringe line. (Before the
+    /// front hair was combed aside, long-straight's and the lob's front guides fell over the forehead and
+    /// were cut there: a row of blunt ends above the brows, copied by every child blended from them.)
+    func testFringelessStylesFrameTheFaceInsteadOfHangingOverTheForehead() throws {
+        let head = try loadHead()
+        let shape = head.shape
+        let catalog = try StyleCatalog.parse(json: text("catalog.json"))
+        let fringeLine = shape.browTopY
+        var checked = 0
+        for params in try presets(shape: shape) where params.fringeDepthMm == 0 && params.gatherDirection == nil {
+            let entry = try XCTUnwrap(catalog.entry(named: params.name), params.name)
+            let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                       rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+            var hanging = 0
+            for i in 0..<groom.guides.strandCount {
+                hanging += groom.guides.strand(i).filter { p in
+                    let line = fringeLine + params.fringeClearanceMm
+                    return abs(p.x) < shape.faceHalfWidth - 5 && p.y > line && p.y < line + 10 && p.z > shape.craniumCentre.z + 40
+                }.count
+            }
+            XCTAssertEqual(hanging, 0, "\(params.name): \(hanging) guide points hang over the forehead")
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 6, "long-straight, long-wavy, the lob, curly, the afro and the buzz-cut have no fringe")
+    }
+
     /// Across a centre part the guides comb apart; a child there follows one side instead of their average,
     /// which would hang straight down over the forehead and be cut off at the brows.
     func testChildrenAtAPartFollowOneSide() throws {
