@@ -449,8 +449,10 @@ public final class TryOnEngine {
     }
 
     /// How far (mm) drawn strands may stray outside their guides' box: children are blended from nearby
-    /// guides with 1.2 mm of noise and pushed out of the head by a few mm; ribbons are ≤ ~2 mm wide.
-    static let hairBoxMarginMm: Float = 15
+    /// guides with 1.2 mm of noise and pushed out of the head by a few mm; ribbons are ≤ ~2 mm wide; a
+    /// child between a front guide combed aside and its neighbours reaches a few mm farther (15 mm left
+    /// long-straight's children 9 px outside on astronaut).
+    static let hairBoxMarginMm: Float = 20
     /// Pixels added around the projected box: the one-pixel minimum width of thin strands and the
     /// multisampled edge.
     static let hairRegionMarginPx = 3
