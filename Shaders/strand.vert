@@ -17,7 +17,7 @@ uniform vec2 uKeyShadowSigma;  // extinction per mm: x single, y multiple scatte
 
 out vec3 vRadiance;       // linear, shaded at this corner
 out float vAlongStrand;   // 0 at the root, 1 at the tip
-flat out float vStrandRandom;  // [0, 1), fixed per strand; flat: interpolating a constant can come back an ulp off, and the dither hashes every bit
+flat out float vStrandRandom;  // [0, 1), fixed per strand (16 bits); flat: interpolating a constant can come back an ulp off, and the dither hashes every bit
 out float vCoverage;      // real width / drawn width (<= 1 for sub-pixel strands)
 
 uint hashStrand(uint x) {
@@ -28,7 +28,7 @@ uint hashStrand(uint x) {
 // Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
 // positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
-vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom) {
+vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom, float clumpTone) {
     vec3 V = normalize(-positionView);
     vec3 N = normalize(mat3(uHeadToView) * positionHead);
     // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
@@ -44,14 +44,20 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     vec3 radiance = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key) + uAmbientRadiance * ms;
     // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
     if (any(greaterThan(uFillRadiance, vec3(0.0)))) radiance += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance);
-    return radiance * occlusion;
+    // The clump's share of the light (HairShading.clumpVariation): the strands of one patch of scalp
+    // run as one streak, lighter or darker than its neighbours.
+    return radiance * occlusion * (1.0 + uClumpVariation * (clumpTone * 2.0 - 1.0));
 }
 
 void main() {
     RibbonCorner corner = ribbonCorner(gl_VertexID);
     gl_Position = corner.clip;
     vCoverage = corner.coverage;
-    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, corner.record.w);
+    // w = (clump tone level + strand random) / 256 (StrandGeometry.packedRecord).
+    float toneAndRandom = corner.record.w * 256.0;
+    float strandRandom = fract(toneAndRandom);
+    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, strandRandom,
+                      floor(toneAndRandom) / 255.0);
     vAlongStrand = corner.along;
-    vStrandRandom = corner.record.w;
+    vStrandRandom = strandRandom;
 }

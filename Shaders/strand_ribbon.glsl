@@ -1,6 +1,7 @@
 // A strand ribbon's corner, expanded from the polyline points (shared by strand.vert and
 // strand_depth.vert). Every strand has uPointsPerStrand points, stored in uPoints (RGBA32F, record i at
-// (i % 2048, i / 2048)): xyz = position in head space (mm), w = the strand's random number in [0, 1).
+// (i % 2048, i / 2048)): xyz = position in head space (mm), w = the strand's clump tone and random number
+// packed as (tone level 0..255 + random) / 256 (StrandGeometry.packedRecord).
 // gl_VertexID = 2 * point + side, side 0 = left (-1), 1 = right (+1), offset perpendicular to the strand's
 // direction on screen; the index buffer joins consecutive points of a strand with two triangles, so each
 // corner is computed once however many triangles share it. Works for a perspective camera and for the
@@ -16,7 +17,7 @@ uniform float uRootWidthMm;
 uniform float uTipWidthMm;
 
 struct RibbonCorner {
-    vec4 record;        // the point: head-space position, the strand's random number
+    vec4 record;        // the point: head-space position, the strand's packed tone and random number
     vec3 positionView;
     vec3 tangentView;
     vec4 clip;          // the corner, already offset sideways

@@ -66,18 +66,34 @@ public final class StrandGeometry {
     /// GPU memory these strands take: the points texture and the ribbon index buffer.
     public var gpuBytes: Int { points.byteCount + ribbons.byteCount }
 
-    /// - Parameter seed: gives each strand its random number (brightness variation, dither).
+    /// The size (mm) of the patches of scalp whose strands share a clump tone: about a clump's width at
+    /// the root, so the strands that leave a patch together run as one streak of their own tone.
+    public static let clumpToneCellMm: Float = 4
+
+    /// A strand's random number and its clump's tone as the one float its points carry in `w`:
+    /// (tone level 0…255 + random) / 256. The shader takes the tone from the integer part of w·256 and
+    /// the random number from its fraction (16 bits of it survive: plenty for a dither and a share).
+    public static func packedRecord(random: Float, clumpTone: Float) -> Float {
+        let level = min(max(Int(clumpTone * 256), 0), 255)
+        return min((Float(level) + random) / 256, Float(1).nextDown)
+    }
+
+    /// - Parameter seed: gives each strand its random number (brightness variation, dither) and the
+    ///   clump-tone field over the scalp.
     init(context: GPUContext, strands: StrandSet, seed: UInt64) {
         pointsPerStrand = strands.pointsPerStrand
         strandCount = strands.strandCount
         // Filled through raw pointers: this runs for every still whose strands changed (hot path).
         let points = pointsPerStrand, count = strandCount
+        let clumpTone = ValueNoise(seed: seed ^ 0xC1D4_7013_E5A2_9B6F)
+        let toneCell = 1 / Self.clumpToneCellMm
         var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
         let records = [Float](unsafeUninitializedCapacity: strands.positions.count * 4) { out, initialized in
             strands.positions.withUnsafeBufferPointer { positions in
                 for strand in 0..<count {
                     var random = SeededRandom(seed: seed, stream: UInt64(strand))
-                    let value = random.unitFloat()
+                    let value = Self.packedRecord(random: random.unitFloat(),
+                                                  clumpTone: clumpTone(positions[strand * points] * toneCell))
                     for k in 0..<points {
                         let i = strand * points + k
                         let p = positions[i]

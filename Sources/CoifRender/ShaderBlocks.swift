@@ -28,7 +28,7 @@ struct HairShadingBlock: BitwiseCopyable {
     var indexOfRefraction: Float      // 64
     var rootOcclusion: Float          // 68
     var tipFade: Float                // 72
-    var padding0: Float = 0           // 76
+    var clumpVariation: Float         // 76
 
     init(_ shading: HairShading) {
         let recipe = shading.recipe
@@ -45,6 +45,7 @@ struct HairShadingBlock: BitwiseCopyable {
         indexOfRefraction = shading.indexOfRefraction
         rootOcclusion = shading.rootOcclusion
         tipFade = shading.tipFade
+        clumpVariation = shading.clumpVariation
     }
 
     /// The GLSL member each field feeds, with its std140 offset (for the layout test).
@@ -62,6 +63,7 @@ struct HairShadingBlock: BitwiseCopyable {
         ("uIndexOfRefraction", MemoryLayout<Self>.offset(of: \.indexOfRefraction)),
         ("uRootOcclusion", MemoryLayout<Self>.offset(of: \.rootOcclusion)),
         ("uTipFade", MemoryLayout<Self>.offset(of: \.tipFade)),
+        ("uClumpVariation", MemoryLayout<Self>.offset(of: \.clumpVariation)),
     ]
 }
 

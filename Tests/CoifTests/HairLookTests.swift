@@ -14,7 +14,7 @@ final class HairLookTests: XCTestCase {
         let derived = look.shading
         let spelled = HairShading(recipe: color.recipe, longitudinalRoughness: 0.25, azimuthalRoughness: 0.3,
                                   cuticleTiltDegrees: 2, indexOfRefraction: 1.55, colorVariation: 0.25,
-                                  rootOcclusion: 0.55, tipFade: 0.25)
+                                  rootOcclusion: 0.55, tipFade: 0.25, clumpVariation: 0.6)
         XCTAssertEqual(spelled, derived)
         XCTAssertEqual(HairShading(recipe: color.recipe), derived)
         XCTAssertEqual(Lighting(keyDirection: normalize(Vec3(-0.35, 0.65, 0.68)), keyRadiance: Vec3(1.5, 1.45, 1.4),
@@ -32,6 +32,7 @@ final class HairLookTests: XCTestCase {
         look.shading.colorVariation = 0
         look.shading.rootOcclusion = 0.5
         look.shading.tipFade = 0.2
+        look.shading.clumpVariation = 0
         look.lighting.keyDirection = Vec3(0, 1, 0)
         look.lighting.keyRadiance = Vec3(2, 2, 2)
         look.lighting.fillDirection = Vec3(1, 0, 0)

@@ -10,6 +10,45 @@ import CoifRender
 import XCTest
 
 final class RendererTests: XCTestCase {
+    /// A strand's record carries its clump tone and its random number in one float; the shader's decoding
+    /// (tone = floor(w·256)/255, random = fract(w·256)) gives both back: the tone to 1/255, the random
+    /// number to 16 bits, and w stays below 1.
+    func testAStrandsToneAndRandomNumberSurviveThePacking() {
+        var rng = SeededRandom(seed: 7)
+        for _ in 0..<10_000 {
+            let random = rng.unitFloat(), tone = rng.unitFloat()
+            let w = StrandGeometry.packedRecord(random: random, clumpTone: tone)
+            XCTAssertLessThan(w, 1)
+            XCTAssertGreaterThanOrEqual(w, 0)
+            let scaled = w * 256
+            XCTAssertEqual(scaled.rounded(.down) / 255, tone, accuracy: 1.5 / 255, "tone")
+            let fraction = scaled - scaled.rounded(.down)
+            // Rounding at the top of a level can carry into the next: the fraction then wraps to ~0.
+            if random < 0.9999 { XCTAssertEqual(fraction, random, accuracy: 1.0 / 32_768, "random") }
+        }
+    }
+
+    /// The clump-tone field is smooth within a cell, varies between cells, stays in [0, 1), and depends
+    /// only on its seed.
+    func testValueNoiseIsSmoothSeededAndSpread() {
+        let noise = ValueNoise(seed: 3)
+        var values: [Float] = []
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<2_000 {
+            let p = Vec3(rng.uniform(-50, 50), rng.uniform(-50, 50), rng.uniform(-50, 50))
+            let v = noise(p)
+            XCTAssertGreaterThanOrEqual(v, 0)
+            XCTAssertLessThan(v, 1)
+            XCTAssertEqual(v, ValueNoise(seed: 3)(p), "same seed, same value")
+            XCTAssertLessThan(abs(noise(p + Vec3(0.01, 0.01, 0.01)) - v), 0.05, "smooth")
+            values.append(v)
+        }
+        let mean = values.reduce(0, +) / Float(values.count)
+        let deviation = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Float(values.count)).squareRoot()
+        XCTAssertGreaterThan(deviation, 0.1, "spread between cells")
+        XCTAssertNotEqual(ValueNoise(seed: 4)(Vec3(0.5, 0.5, 0.5)), noise(Vec3(0.5, 0.5, 0.5)))
+    }
+
     func testProjectionMatchesThePinholeModel() {
         let camera = PinholeCamera(widthPx: 640, heightPx: 480, fx: 700, fy: 690, cx: 330, cy: 235)
         let clipFromCamera = camera.viewToClip * PinholeCamera.cameraToView

@@ -77,6 +77,55 @@ final class TryOnTests: XCTestCase {
         XCTAssertGreaterThan(Double(changedInside) / Double(hairPixels), 0.9, "auburn → platinum should change nearly every hair pixel")
     }
 
+    /// The strands of one patch of scalp share a tone (HairShading.clumpVariation), so the hair shows streaks
+    /// lighter and darker than their neighbours instead of averaging to one flat tone within each pixel;
+    /// symmetric about 1, so its mean brightness stays where the colour put it.
+    func testClumpsRunAsStreaksOfTheirOwnToneAroundTheSameMean() throws {
+        let engine = try Fixtures.sharedEngine()
+        let base = try demoResult()
+        func hairLuminance(clumpVariation: Float) throws -> (mean: Double, deviation: Double) {
+            var look = HairLook(color: try HairColor.parse("auburn"))
+            look.shading.clumpVariation = clumpVariation
+            var job = TryOnJob(input: .frame(base.analysis.frame), look: look)
+            job.seed = 1
+            var timing = FrameTiming()
+            let result = try engine.render([base.analysis], job: job, timing: &timing)
+            let image = result.images.composite, matte = result.images.matte, w = image.width, h = image.height
+            var luminance = [Double](repeating: 0, count: w * h)
+            for p in 0..<(w * h) {
+                luminance[p] = 0.2126 * Double(image.pixels[p * 3]) + 0.7152 * Double(image.pixels[p * 3 + 1])
+                    + 0.0722 * Double(image.pixels[p * 3 + 2])
+            }
+            // Streaks are a few pixels wide: each fully covered pixel's departure from the mean of the 7×7
+            // window around it (all of it hair), which the hair's broad shading and highlight hardly move.
+            var total = 0.0, departure = 0.0, count = 0
+            for y in 3..<(h - 3) {
+                for x in 3..<(w - 3) where matte.pixels[y * w + x] == 255 {
+                    var sum = 0.0, inside = true
+                    for dy in -3...3 {
+                        for dx in -3...3 {
+                            let q = (y + dy) * w + x + dx
+                            if matte.pixels[q] != 255 { inside = false }
+                            sum += luminance[q]
+                        }
+                    }
+                    guard inside else { continue }
+                    total += luminance[y * w + x]
+                    departure += abs(luminance[y * w + x] - sum / 49)
+                    count += 1
+                }
+            }
+            XCTAssertGreaterThan(count, 1_500)
+            return (total / Double(count), departure / Double(count))
+        }
+        let flat = try hairLuminance(clumpVariation: 0)
+        let clumped = try hairLuminance(clumpVariation: HairShading.defaultClumpVariation)
+        print(String(format: "TryOnTests: hair luminance mean %.1f → %.1f, local departure %.2f → %.2f (clump variation 0 → %.1f)",
+                     flat.mean, clumped.mean, flat.deviation, clumped.deviation, HairShading.defaultClumpVariation))
+        XCTAssertGreaterThan(clumped.deviation, flat.deviation * 1.15, "clumps should add tonal variation")
+        XCTAssertEqual(clumped.mean, flat.mean, accuracy: flat.mean * 0.06, "and keep the mean")
+    }
+
     func testSameInputsGiveByteIdenticalPNGs() throws {
         let engine = try Fixtures.sharedEngine()
         let directory = try Fixtures.temporaryDirectory()
