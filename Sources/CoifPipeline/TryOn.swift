@@ -395,8 +395,10 @@ public final class TryOnEngine {
         let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
             .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }
         var accumulated = HairLayer(width: region.width, height: region.height)
-        // Every face's hair shadow on its own skin, multiplied (R); no filled-skin shading (G 0) with several
-        // faces: each has its own light and own skin to normalise by.
+        // Every face's hair shadow on its own skin, multiplied (R); and the filled skin's shading (G): each
+        // face's head shading under its own light over its own skin's mean (as one face's is), the nearest
+        // head's where heads overlap (the loop runs farthest first), 0 where no head is or where a face
+        // shows too little skin to normalise by (no shading there).
         var lightLeft: HairLayer?
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
@@ -405,8 +407,9 @@ public final class TryOnEngine {
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            let skin = job.lightsFromPhoto ? faceSkin(analysis, timing: &timing) : []
-            try drawLayer(scene, analysis: analysis, region: region, look: look(job, skin: skin, timing: &timing), timing: &timing)
+            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(analysis, timing: &timing) : []
+            let faceLook = look(job, skin: skin, timing: &timing)
+            try drawLayer(scene, analysis: analysis, region: region, look: faceLook, timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
             if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
                 if lightLeft == nil {
@@ -414,7 +417,12 @@ public final class TryOnEngine {
                     for p in 0..<(region.width * region.height) { all.rgba[p * 4] = 1 }
                     lightLeft = all
                 }
-                for p in 0..<(region.width * region.height) { lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4] }
+                let fillScale = job.removesOwnHair ? filledSkinShading(analysis, skin: skin, lighting: faceLook.lighting)?.scale ?? 0 : 0
+                for p in 0..<(region.width * region.height) {
+                    lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4]
+                    let shading = skinLight.rgba[p * 4 + 1]
+                    if shading > 0 { lightLeft!.rgba[p * 4 + 1] = shading * fillScale }
+                }
             }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
@@ -432,8 +440,10 @@ public final class TryOnEngine {
         }
         let images = timing.measure(.composite) { () -> CompositeImages in
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+            // G already holds each face's shading over its own skin's mean: the scale is 1.
+            let filledSkin = job.removesOwnHair ? first.ownHair.map { FilledSkinShading(weights: $0.matte, scale: 1) } : nil
             return compositor.composite(layer: accumulated, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                        lightLeft: lightLeft)
+                                        lightLeft: lightLeft, filledSkin: filledSkin)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)

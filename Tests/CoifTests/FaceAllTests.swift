@@ -94,6 +94,46 @@ final class FaceAllTests: XCTestCase {
         XCTAssertEqual(left, leftAll, accuracy: 0.002)
     }
 
+    /// With several faces, the skin the plate filled in where each face's own hair was is shaded by that
+    /// face's head under that face's light, as one face's is: off the new hair, each face's composite over
+    /// its plate (the share of light the composite leaves: the hair's shadow times the filled skin's shading)
+    /// is what the same face rendered alone gives, and differs from 1 (the shading is there).
+    func testFilledSkinIsShadedOnEveryFaceAsOnOneFaceAlone() throws {
+        let engine = try Fixtures.sharedEngine()
+        let path = try twoFacePhoto()
+        var timing = FrameTiming()
+        let analyses = try engine.analyse(try Frame.read(path: path), faces: .all, timing: &timing)
+        XCTAssertEqual(analyses.count, 2)
+        var job = TryOnJob(photoPath: path, style: "buzz-cut", color: try HairColor.parse("auburn"))
+        job.seed = 1
+        let all = try engine.render(analyses, job: job, timing: &timing)
+        for (i, a) in analyses.enumerated() {
+            let alone = try engine.render([a], job: job, timing: &timing)
+            let ownHair = try XCTUnwrap(alone.ownHair).matte
+            let box = a.chosen.box
+            var count = 0, difference = 0.0, shading = 0.0
+            // The face's box and as much again above it: forehead and crown.
+            for y in max(Int(box.top - box.height), 0)..<min(Int(box.bottom), all.images.matte.height) {
+                for x in max(Int(box.left), 0)..<min(Int(box.right), all.images.matte.width) {
+                    let p = y * all.images.matte.width + x
+                    guard all.images.matte.pixels[p] == 0, alone.images.matte.pixels[p] == 0, ownHair[p] > 0.9 else { continue }
+                    let platesAll = Double(all.plate!.pixels[p * 3 + 1]), plateAlone = Double(alone.plate!.pixels[p * 3 + 1])
+                    guard platesAll > 60, plateAlone > 60 else { continue }
+                    let ratioAll = Double(all.images.composite.pixels[p * 3 + 1]) / platesAll
+                    let ratioAlone = Double(alone.images.composite.pixels[p * 3 + 1]) / plateAlone
+                    difference += abs(ratioAll - ratioAlone)
+                    shading += abs(ratioAlone - 1)
+                    count += 1
+                }
+            }
+            print(String(format: "FaceAllTests: face %d: %d filled pixels off the hair; |all − alone| %.4f, |alone − 1| %.4f",
+                         i, count, difference / Double(max(count, 1)), shading / Double(max(count, 1))))
+            XCTAssertGreaterThan(count, 50, "face \(i): no filled skin shows off the new hair")
+            XCTAssertGreaterThan(shading / Double(count), 0.03, "face \(i): alone, its filled skin is shaded")
+            XCTAssertLessThan(difference / Double(count), shading / Double(count) / 3, "face \(i): with every face, its filled skin is shaded as alone")
+        }
+    }
+
     func testIndexPicksAnotherFaceAndLargestIsIndexZero() throws {
         let engine = try Fixtures.sharedEngine()
         let path = try twoFacePhoto()
