@@ -66,6 +66,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Leave the hair as rendered instead of giving it the photo's grain and softness at the face.")
     var sharpHair = false
 
+    @Flag(help: "Shade every clump of strands alike, without the tone each clump takes from its patch of scalp.")
+    var flatClumps = false
+
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
 
@@ -104,6 +107,7 @@ struct Render: ParsableCommand {
         job.strands = strands
         job.removesOwnHair = !keepOwnHair
         if noShadows { job.look.lighting.keyShadow = nil }
+        if flatClumps { job.look.shading.clumpVariation = 0 }
         job.lightsFromPhoto = !studioLight
         job.matchesPhotoFinish = !sharpHair
         return job

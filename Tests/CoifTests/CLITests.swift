@@ -136,6 +136,23 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// `--flat-clumps` shades every clump alike: the same coverage, other hair pixels.
+    func testFlatClumpsChangesTheHairsToneAndNotItsCoverage() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        for (name, flags) in [("toned", [String]()), ("flat", ["--flat-clumps"])] {
+            let run = try Fixtures.runCoif(["render", photo, "-o", "\(dir)/\(name).png", "--layers", "\(dir)/\(name)"] + flags)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        XCTAssertEqual(try PNGFile.read(path: dir + "/toned/matte.png", channels: 1), try PNGFile.read(path: dir + "/flat/matte.png", channels: 1))
+        let toned = try PNGFile.read(path: dir + "/toned/hair.png", channels: 4), flat = try PNGFile.read(path: dir + "/flat/hair.png", channels: 4)
+        let changed = (0..<(toned.width * toned.height)).filter { p in
+            toned.pixels[p * 4 + 3] > 0 && (0..<3).contains { toned.pixels[p * 4 + $0] != flat.pixels[p * 4 + $0] }
+        }.count
+        let covered = (0..<(toned.width * toned.height)).filter { toned.pixels[$0 * 4 + 3] > 0 }.count
+        XCTAssertGreaterThan(Double(changed) / Double(covered), 0.3, "\(changed) of \(covered) hair pixels changed")
+    }
+
     func testRenderWritesCompositeLayersAndTiming() throws {
         let dir = try Fixtures.temporaryDirectory()
         let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--color", "#6b3e26", "-o", "\(dir)/out.png",
