@@ -1,11 +1,24 @@
 // Landmarks68: facts about the iBUG 300-W 68-point scheme that both the vision side (fits on mirror
 // images) and the groom side (Coif's symmetric reference head) rely on.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 public enum Landmarks68 {
     /// The eye centres: the mean of the subject's right eye's six points (36–41, image left on a frontal
     /// face) and of the left eye's (42–47). Their line is the face's roll in the image.
     public static func eyeCentres(_ p: [Vec2]) -> (right: Vec2, left: Vec2) {
         (p[36...41].reduce(Vec2(), +) / 6, p[42...47].reduce(Vec2(), +) / 6)
+    }
+
+    /// The eye line's angle in the image (radians, image axes; + = clockwise as seen, y down): from the
+    /// subject's right eye centre to the left's.
+    public static func eyeLineRadians(_ p: [Vec2]) -> Float {
+        let eyes = eyeCentres(p)
+        return atan2(eyes.left.y - eyes.right.y, eyes.left.x - eyes.right.x)
     }
 
     /// Index i of a face becomes index mirror[i] when the face is mirrored left–right (subject's right ↔

@@ -63,8 +63,7 @@ public struct RobustnessProbe {
     static func faceWidth(_ p: [Vec2]) -> Double { Double(((p[16] - p[0]) * (p[16] - p[0])).sum().squareRoot()) }
     /// The eye line's angle, degrees, + = clockwise in the image (y down).
     static func eyeLineDegrees(_ p: [Vec2]) -> Double {
-        let (l, r) = Landmarks68.eyeCentres(p)
-        return atan2(Double(r.y - l.y), Double(r.x - l.x)) * 180 / .pi
+        Double(Landmarks68.eyeLineRadians(p)) * 180 / .pi
     }
     static func centre(_ p: [Vec2]) -> Vec2 { p.reduce(Vec2(), +) / Float(p.count) }
 

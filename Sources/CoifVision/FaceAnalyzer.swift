@@ -251,8 +251,7 @@ public final class FaceAnalyzer {
 
     /// How far (degrees, unsigned) dlib's eye line and the mesh's differ in the image.
     static func rollDisagreement(_ dlib: [Vec2], _ mesh: FaceMeshFit) -> Float {
-        let eyes = Landmarks68.eyeCentres(dlib)
-        return angleBetween(atan2(eyes.left.y - eyes.right.y, eyes.left.x - eyes.right.x), mesh.eyeLineRadians) * 180 / .pi
+        angleBetween(Landmarks68.eyeLineRadians(dlib), mesh.eyeLineRadians) * 180 / .pi
     }
 
     /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),

@@ -93,15 +93,11 @@ final class FaceMeshTests: XCTestCase {
         let faces = try analyzer.analyseAll(Frame(image: rolled, source: "astronaut rolled 40°"), timing: &timing)
         let face = try XCTUnwrap(faces.min { distance($0.chosen.box.center, Vec2(225, 130)) < distance($1.chosen.box.center, Vec2(225, 130)) })
         XCTAssertEqual(face.landmarkModel, .mesh)
-        func eyeLineDegrees(_ p: [Vec2]) -> Float {
-            let eyes = Landmarks68.eyeCentres(p)
-            return atan2(eyes.left.y - eyes.right.y, eyes.left.x - eyes.right.x) * 180 / .pi
-        }
-        let eyeLine = eyeLineDegrees(face.chosen.landmarks)
+        let eyeLine = Landmarks68.eyeLineRadians(face.chosen.landmarks) * 180 / .pi
         print(String(format: "FaceMeshTests: astronaut rolled 40°: eye line %.1f° (the face's: ~43°)", eyeLine))
         XCTAssertEqual(eyeLine, 43, accuracy: 5)
         let dlib = analyzer.faceFinder.landmarks(gray: rolled.grayscale(), box: face.chosen.box)
-        XCTAssertGreaterThan(abs(eyeLineDegrees(dlib) - 43), 15, "what the mesh is for")
+        XCTAssertGreaterThan(abs(Landmarks68.eyeLineRadians(dlib) * 180 / .pi - 43), 15, "what the mesh is for")
     }
 
     /// On a photo over a megapixel BlazeFace says where to look and dlib confirms: the boxes are dlib's
