@@ -19,11 +19,9 @@ out vec3 vRadiance;       // linear, shaded at this corner
 out float vAlongStrand;   // 0 at the root, 1 at the tip
 flat out float vStrandRandom;  // [0, 1), fixed per strand (16 bits); flat: interpolating a constant can come back an ulp off, and the dither hashes every bit
 out float vCoverage;      // real width / drawn width (<= 1 for sub-pixel strands)
+out float vFromRootMm;    // distance from the root (mm), for the root's fade-in
 
-uint hashStrand(uint x) {
-    x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
-    return x;
-}
+#include "hash.glsl"
 
 // Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
@@ -33,7 +31,7 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     vec3 N = normalize(mat3(uHeadToView) * positionHead);
     // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
     vec3 sigmaA = mix(uSigmaRoot, uSigmaTip, smoothstep(uOmbrePosition - uOmbreSoftness, uOmbrePosition + uOmbreSoftness, along));
-    float second = float(hashStrand(uint(strandRandom * 16777216.0)) & 0xffffU) / 65536.0;
+    float second = float(coifHash(uint(strandRandom * 16777216.0)) & 0xffffU) / 65536.0;
     if (second < uHighlightFraction) sigmaA = uSigmaHighlight;
     sigmaA *= 1.0 + uColorVariation * (strandRandom * 2.0 - 1.0);
     vec3 ms = multipleScatteringAlbedo(sigmaA);
@@ -59,5 +57,6 @@ void main() {
     vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, strandRandom,
                       floor(toneAndRandom) / 255.0);
     vAlongStrand = corner.along;
+    vFromRootMm = corner.fromRootMm;
     vStrandRandom = strandRandom;
 }

@@ -22,6 +22,7 @@ struct RibbonCorner {
     vec3 tangentView;
     vec4 clip;          // the corner, already offset sideways
     float along;        // 0 at the root, 1 at the tip
+    float fromRootMm;   // straight-line distance from the strand's root (mm): its length near the root
     float coverage;     // real width / drawn width (<= 1 for sub-pixel strands)
 };
 
@@ -38,6 +39,7 @@ RibbonCorner ribbonCorner(int vertexID) {
     int first = strand * uPointsPerStrand;
     int index = point - first;
     corner.record = pointRecord(first + index);
+    corner.fromRootMm = index == 0 ? 0.0 : distance(corner.record.xyz, pointRecord(first).xyz);
     vec3 previous = pointRecord(first + max(index - 1, 0)).xyz;
     vec3 next = pointRecord(first + min(index + 1, segmentsPerStrand)).xyz;
     // Two points that coincide (a strand cut to zero length at its tip) have no direction: hang it down

@@ -55,7 +55,8 @@ public final class DataTexture {
     }
 }
 
-/// An indexed triangle mesh with interleaved position + normal (6 floats a vertex) in a vertex array.
+/// An indexed triangle mesh with interleaved position + normal (6 floats a vertex), optionally one more
+/// float a vertex (attribute 2), in a vertex array.
 public final class TriangleMesh {
     public let vertexArray: GLuint
     private var buffers: [GLuint] = [0, 0]
@@ -65,9 +66,9 @@ public final class TriangleMesh {
     private let context: GPUContext
 
     /// - Parameters:
-    ///   - interleaved: x, y, z, nx, ny, nz per vertex.
+    ///   - interleaved: x, y, z, nx, ny, nz per vertex, then a scalar when `withScalar`.
     ///   - indices: triangle list.
-    public init(context: GPUContext, interleaved: [Float], indices: [UInt32]) {
+    public init(context: GPUContext, interleaved: [Float], indices: [UInt32], withScalar: Bool = false) {
         self.context = context
         context.ensureCurrent()
         var vao: GLuint = 0
@@ -79,11 +80,15 @@ public final class TriangleMesh {
         interleaved.withUnsafeBytes { glBufferData(GLenum(GL_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
         glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffers[1])
         indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
-        let stride = GLsizei(6 * MemoryLayout<Float>.size)
+        let stride = GLsizei((withScalar ? 7 : 6) * MemoryLayout<Float>.size)
         glEnableVertexAttribArray(0)
         glVertexAttribPointer(0, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, nil)
         glEnableVertexAttribArray(1)
         glVertexAttribPointer(1, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, UnsafeRawPointer(bitPattern: 3 * MemoryLayout<Float>.size))
+        if withScalar {
+            glEnableVertexAttribArray(2)
+            glVertexAttribPointer(2, 1, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, UnsafeRawPointer(bitPattern: 6 * MemoryLayout<Float>.size))
+        }
         glBindVertexArray(0)
         indexCount = Int32(indices.count)
         byteCount = (interleaved.count + indices.count) * 4

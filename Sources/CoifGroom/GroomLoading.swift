@@ -362,33 +362,65 @@ enum AssimpScene {
 
 extension Groom {
     /// How near (mm) a guide root must be to a scalp vertex for it to count as covered: guides are ~8–10 mm
-    /// apart, so 6 mm closes the gaps between them. A scalp triangle is under the hair when two of its three
-    /// corners are: with all three, the triangles along a part and between sparse guides (a buzz-cut's)
-    /// were left out and the plate's skin showed there as pale bald patches on every photo.
+    /// apart, so 6 mm closes the gaps between them.
     public static let underLayerRadiusMm: Float = 6
+    /// How many rings of the head mesh's neighbours (~7 mm each) the under-layer's closing reaches: gaps
+    /// inside the covered scalp up to about twice that wide (a part, the space between a buzz-cut's sparse
+    /// guides) are filled. Without it the plate's skin showed there as pale bald patches.
+    public static let underLayerClosingRings = 2
 
-    /// The scalp triangles this groom's roots cover: two of their three corners within `radiusMm` of some
-    /// guide root. The renderer draws them, slightly inflated, as the hair's dense under-layer, so the photo
-    /// never shows through between strands on the crown; a bare nape or temple stays open.
-    public func coveredScalpTriangles(head: HeadModel, radiusMm: Float) -> [UInt32] {
+    /// The scalp this groom's roots cover, as its under-layer (see `UnderLayer`).
+    ///
+    /// A vertex is covered when it lies within `radiusMm` of some guide root, after a morphological closing
+    /// over the mesh's neighbours (`underLayerClosingRings` rings grown, then as many shrunk): gaps inside
+    /// the hair fill, the hair's outline stays where it was. A triangle is drawn when all three corners are
+    /// covered, so the layer ends just behind the outermost roots and the strands growing there draw the
+    /// hairline over it. (Triangles with two covered corners put the layer's zig-zag edge, a row of dark
+    /// teeth, on the forehead in front of the roots of every style.)
+    public func underLayer(head: HeadModel, radiusMm: Float) -> UnderLayer {
         let roots = (0..<guides.strandCount).map { guides.positions[$0 * guides.pointsPerStrand] }
         let limit = radiusMm * radiusMm
-        var covered = [Bool?](repeating: nil, count: head.vertices.count)
-        func isCovered(_ v: UInt32) -> Bool {
-            if let known = covered[Int(v)] { return known }
-            let p = head.vertices[Int(v)]
-            let answer = roots.contains { let d = $0 - p; return dot(d, d) <= limit }
-            covered[Int(v)] = answer
-            return answer
-        }
-        var out: [UInt32] = []
+        var covered = head.vertices.map { p in roots.contains { let d = $0 - p; return dot(d, d) <= limit } }
+        var neighbours = [[Int]](repeating: [], count: head.vertices.count)
         var t = 0
-        while t + 2 < head.scalpTriangles.count {
-            let a = head.scalpTriangles[t], b = head.scalpTriangles[t + 1], c = head.scalpTriangles[t + 2]
-            if (isCovered(a) ? 1 : 0) + (isCovered(b) ? 1 : 0) + (isCovered(c) ? 1 : 0) >= 2 { out += [a, b, c] }
+        while t + 2 < head.indices.count {
+            let a = Int(head.indices[t]), b = Int(head.indices[t + 1]), c = Int(head.indices[t + 2])
+            neighbours[a] += [b, c]; neighbours[b] += [a, c]; neighbours[c] += [a, b]
             t += 3
         }
-        return out
+        for _ in 0..<Self.underLayerClosingRings {
+            covered = covered.indices.map { v in covered[v] || neighbours[v].contains { covered[$0] } }
+        }
+        for _ in 0..<Self.underLayerClosingRings {
+            covered = covered.indices.map { v in covered[v] && neighbours[v].allSatisfy { covered[$0] } }
+        }
+        var triangles: [UInt32] = []
+        t = 0
+        while t + 2 < head.scalpTriangles.count {
+            let a = head.scalpTriangles[t], b = head.scalpTriangles[t + 1], c = head.scalpTriangles[t + 2]
+            if covered[Int(a)] && covered[Int(b)] && covered[Int(c)] { triangles += [a, b, c] }
+            t += 3
+        }
+        // The outline's vertices (covered, next to one that is not) are transparent; the triangles between
+        // them and the next ring in fade the layer in.
+        let edgeCover = covered.indices.map { v in covered[v] && neighbours[v].allSatisfy { covered[$0] } ? Float(1) : 0 }
+        return UnderLayer(triangles: triangles, edgeCover: edgeCover)
+    }
+}
+
+/// A groom's under-layer: the scalp its roots cover, drawn (slightly inflated) as the hair's dense inner
+/// volume, so the photo never shows through between strands on the crown; a bare nape or temple stays
+/// open. Its edge fades over one ring of the head mesh (~7 mm), under the strands rooted there: a hard
+/// edge drew the mesh's triangles as a dark line where the hair starts.
+public struct UnderLayer: Sendable, Equatable {
+    /// The head mesh's scalp triangles it draws (index triples).
+    public var triangles: [UInt32]
+    /// Per head vertex: how opaque the layer is there, 0 on its outline, 1 inside.
+    public var edgeCover: [Float]
+
+    public init(triangles: [UInt32], edgeCover: [Float]) {
+        self.triangles = triangles
+        self.edgeCover = edgeCover
     }
 }
 

@@ -68,7 +68,7 @@ public final class StyleLibrary: @unchecked Sendable {
     private var files: [String: (entry: StyleEntry, guides: StrandSet)] = [:]
     private var grooms: [String: Groom] = [:]
     private var resampling: [String: [Float]] = [:]
-    private var covered: [String: [UInt32]] = [:]
+    private var underLayers: [String: UnderLayer] = [:]
     private var boxes: [String: (low: Vec3, high: Vec3)] = [:]
 
     /// - Parameters:
@@ -186,12 +186,12 @@ public final class StyleLibrary: @unchecked Sendable {
         return errors
     }
 
-    /// The scalp triangles the style's roots cover (its under-layer), once.
-    public func coveredScalpTriangles(_ style: Style) throws -> [UInt32] {
-        if let known = locked({ covered[style.key] }) { return known }
-        let triangles = try groom(style).coveredScalpTriangles(head: head, radiusMm: Groom.underLayerRadiusMm)
-        locked { covered[style.key] = triangles }
-        return triangles
+    /// The scalp the style's roots cover (its under-layer), once.
+    public func underLayer(_ style: Style) throws -> UnderLayer {
+        if let known = locked({ underLayers[style.key] }) { return known }
+        let layer = try groom(style).underLayer(head: head, radiusMm: Groom.underLayerRadiusMm)
+        locked { underLayers[style.key] = layer }
+        return layer
     }
 
     /// The head-space box of the style's guides and under-layer corners, grown by `marginMm` (the part of
@@ -200,7 +200,7 @@ public final class StyleLibrary: @unchecked Sendable {
         let key = style.key + "|\(marginMm)"
         if let known = locked({ boxes[key] }) { return known }
         var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
-        for index in try coveredScalpTriangles(style) {
+        for index in try underLayer(style).triangles {
             let p = head.vertices[Int(index)]
             low = pointwiseMin(low, p)
             high = pointwiseMax(high, p)

@@ -76,7 +76,7 @@ public enum GroomBenchmark {
             }
 
             start = monotonicMs()
-            let shell = engine.renderer.upload(shellOf: engine.occluder, triangles: groom.coveredScalpTriangles(head: engine.head, radiusMm: Groom.underLayerRadiusMm))
+            let shell = engine.renderer.upload(groom.underLayer(head: engine.head, radiusMm: Groom.underLayerRadiusMm), over: engine.occluder)
             engine.renderer.finish()
             let underLayerMs = monotonicMs() - start
 

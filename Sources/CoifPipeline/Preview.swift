@@ -34,7 +34,7 @@ public struct PreviewFrame: Sendable {
     public var headToCamera: Mat4
     public var levelOfDetail: LevelOfDetail
     public var strands: StrandSet
-    public var coveredScalpTriangles: [UInt32]
+    public var underLayer: UnderLayer
     /// Wall milliseconds of the child interpolation and the under-layer's triangles (the `scene` stage).
     public var sceneMs: Double
 }
@@ -154,9 +154,9 @@ public final class PreviewEngine {
         let children = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
                                                    pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let all = children.apply(guides: groom.guides, head: styles.head)
-        let covered = try styles.coveredScalpTriangles(style)
+        let underLayer = try styles.underLayer(style)
         return PreviewFrame(style: style, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
-                            strands: all, coveredScalpTriangles: covered, sceneMs: monotonicMs() - sceneStart)
+                            strands: all, underLayer: underLayer, sceneMs: monotonicMs() - sceneStart)
     }
 
     /// Renders `style` at `sizePx`² from `view`; RGB, sRGB.
@@ -172,7 +172,7 @@ public final class PreviewEngine {
     public func draw(_ frame: PreviewFrame, color: HairColor, seed: UInt64 = 1, timing: inout FrameTiming) throws -> PixelImage {
         let uploadStart = monotonicMs()
         let strands = renderer.upload(strands: frame.strands, seed: seed)
-        let shell = renderer.upload(shellOf: occluder, triangles: frame.coveredScalpTriangles)
+        let shell = renderer.upload(frame.underLayer, over: occluder)
         timing[.scene] = (timing[.scene] ?? 0) + frame.sceneMs + (monotonicMs() - uploadStart)
         let lod = frame.levelOfDetail
         let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)

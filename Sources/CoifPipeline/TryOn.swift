@@ -621,7 +621,7 @@ public final class TryOnEngine {
     /// The style's under-layer on the GPU: scalp triangles within `Groom.underLayerRadiusMm` of a guide root.
     private func shellGeometry(style: Style) throws -> ShellGeometry {
         if let shell = shells[style.key] { return shell }
-        let shell = renderer.upload(shellOf: occluder, triangles: try styles.coveredScalpTriangles(style))
+        let shell = renderer.upload(try styles.underLayer(style), over: occluder)
         shells[style.key] = shell
         return shell
     }

@@ -32,17 +32,25 @@ public final class OccluderGeometry {
     }
 }
 
-/// A groom's under-layer on the GPU: the scalp triangles its roots cover (see Groom.coveredScalpTriangles).
+/// A groom's under-layer on the GPU: the scalp triangles its roots cover with their edge's cover (see
+/// CoifGroom's UnderLayer).
 public final class ShellGeometry {
     let mesh: TriangleMesh
     /// GPU memory the under-layer takes (its own copy of the head's vertices plus its triangles).
     public var gpuBytes: Int { mesh.byteCount }
     /// The head-space box of the triangles' corners (+∞/−∞ when there are none).
     public let low: Vec3, high: Vec3
-    init(context: GPUContext, occluder: OccluderGeometry, triangles: [UInt32]) {
-        mesh = TriangleMesh(context: context, interleaved: occluder.interleaved, indices: triangles)
+    init(context: GPUContext, occluder: OccluderGeometry, layer: UnderLayer) {
+        let vertexCount = occluder.interleaved.count / 6
+        var interleaved = [Float]()
+        interleaved.reserveCapacity(vertexCount * 7)
+        for v in 0..<vertexCount {
+            interleaved += occluder.interleaved[(v * 6)..<(v * 6 + 6)]
+            interleaved.append(v < layer.edgeCover.count ? layer.edgeCover[v] : 1)
+        }
+        mesh = TriangleMesh(context: context, interleaved: interleaved, indices: layer.triangles, withScalar: true)
         var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
-        for index in triangles {
+        for index in layer.triangles {
             let at = Int(index) * 6
             let p = Vec3(occluder.interleaved[at], occluder.interleaved[at + 1], occluder.interleaved[at + 2])
             low = pointwiseMin(low, p)
@@ -207,7 +215,8 @@ public final class HairRenderer {
         let occluderProgram = try ShaderProgram(context: context, vertexFile: "occluder.vert", fragmentFile: "occluder.frag", source: shaderSource)
         let strandProgram = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
                                               defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
-        let shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag", source: shaderSource)
+        let shellProgram = try ShaderProgram(context: context, vertexFile: "shell.vert", fragmentFile: "shell.frag",
+                                             defines: sampleMask ? ["COIF_SAMPLE_MASK 1"] : [], source: shaderSource)
         let resolveProgram = try ShaderProgram(context: context, vertexFile: "resolve.vert", fragmentFile: "resolve.frag", source: shaderSource)
         let strandDepthProgram = try ShaderProgram(context: context, vertexFile: "strand_depth.vert", fragmentFile: "shadow_caster.frag",
                                                    source: shaderSource)
@@ -250,8 +259,8 @@ public final class HairRenderer {
 
     public func upload(strands: StrandSet, seed: UInt64) -> StrandGeometry { StrandGeometry(context: context, strands: strands, seed: seed) }
 
-    public func upload(shellOf occluder: OccluderGeometry, triangles: [UInt32]) -> ShellGeometry {
-        ShellGeometry(context: context, occluder: occluder, triangles: triangles)
+    public func upload(_ layer: UnderLayer, over occluder: OccluderGeometry) -> ShellGeometry {
+        ShellGeometry(context: context, occluder: occluder, layer: layer)
     }
 
     // MARK: - Frames
@@ -355,7 +364,7 @@ public final class HairRenderer {
                                        indices: [0, 1, 2])
         let strand = StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 90, 60), Vec3(0, 60, 110), Vec3(0, 30, 120)])
         let strands = upload(strands: strand, seed: 0)
-        let shell = upload(shellOf: standIn, triangles: [0, 1, 2])
+        let shell = upload(UnderLayer(triangles: [0, 1, 2], edgeCover: [1, 1, 1]), over: standIn)
         let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 600))
         try draw(camera: camera, headToCamera: frontal, occluder: standIn, shell: shell, strands: strands,
                  widths: StrandWidths(rootMm: 1, tipMm: 1), shading: HairShading(color: HairColor(srgb: Vec3(0.5, 0.4, 0.3), name: "warm-up")),

@@ -32,12 +32,17 @@ public struct HairShading: Sendable, Equatable {
     /// as one streak. Symmetric about 1, so the hair's mean colour (what a hex target is solved for)
     /// stays put.
     public var clumpVariation: Float
+    /// Length (mm) over which a strand's coverage grows from nothing at its root, ±50% from strand to
+    /// strand. A rendered strand stands for a bundle of fibres that leave the scalp at slightly different
+    /// places, not one blunt ribbon: without this the roots along a hairline or part drew a row of square
+    /// stubs on the skin. Under the hair the fade is hidden by the under-layer and the strands above.
+    public var rootFadeMm: Float
 
     /// Every field given; the defaults are those `init(color:)` uses.
     public init(recipe: HairRecipe, longitudinalRoughness: Float = 0.25, azimuthalRoughness: Float = 0.3,
                 cuticleTiltDegrees: Float = 2, indexOfRefraction: Float = HairFiber.indexOfRefraction,
                 colorVariation: Float = 0.25, rootOcclusion: Float = 0.55, tipFade: Float = 0.25,
-                clumpVariation: Float = HairShading.defaultClumpVariation) {
+                clumpVariation: Float = HairShading.defaultClumpVariation, rootFadeMm: Float = 4) {
         self.recipe = recipe
         self.longitudinalRoughness = longitudinalRoughness
         self.azimuthalRoughness = azimuthalRoughness
@@ -47,6 +52,7 @@ public struct HairShading: Sendable, Equatable {
         self.rootOcclusion = rootOcclusion
         self.tipFade = tipFade
         self.clumpVariation = clumpVariation
+        self.rootFadeMm = rootFadeMm
     }
 
     /// ±0.6: chosen on the face-parsing network's "reads as hair" figure over the 15 styles on three

@@ -160,6 +160,9 @@ public struct UnderLayerPass: RenderPass {
         let p = context.programs.shell
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
         p.offsetMm.set(offsetMm)
+        let camera = context.frame.camera
+        p.pixelOrigin.set(SIMD2<Int32>(Int32(camera.originPx.x), Int32(camera.originPx.y)))
+        p.samples.set(target.samples)
         p.keyShadow.set(shadow)
         shell.mesh.draw()
     }
@@ -277,11 +280,14 @@ final class HairPrograms {
         let program: ShaderProgram
         let matrices: HeadSpaceMatrices
         let offsetMm: UniformLocation
+        let pixelOrigin, samples: UniformLocation
         let keyShadow: KeyShadowUniforms
         init(_ program: ShaderProgram) {
             self.program = program
             matrices = HeadSpaceMatrices(program)
             offsetMm = program.uniform("uOffsetMm")
+            pixelOrigin = program.uniform("uPixelOrigin")
+            samples = program.uniform("uSamples")
             keyShadow = KeyShadowUniforms(program)
         }
     }

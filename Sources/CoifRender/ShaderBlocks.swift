@@ -12,7 +12,7 @@ enum UniformBinding {
     static let lighting = 1
 }
 
-/// HairShading as std140 (`HairShadingBlock`, 80 bytes): the recipe's three pigments as σ_a, the
+/// HairShading as std140 (`HairShadingBlock`, 96 bytes): the recipe's three pigments as σ_a, the
 /// roughnesses mapped to the lobe widths (Chiang et al. 2016's mappings, HairFiber), the tilt in radians.
 struct HairShadingBlock: BitwiseCopyable {
     var sigmaRoot: Std140Vec3         //  0
@@ -29,6 +29,10 @@ struct HairShadingBlock: BitwiseCopyable {
     var rootOcclusion: Float          // 68
     var tipFade: Float                // 72
     var clumpVariation: Float         // 76
+    var rootFadeMm: Float             // 80
+    var padding0: Float = 0           // 84
+    var padding1: Float = 0           // 88
+    var padding2: Float = 0           // 92
 
     init(_ shading: HairShading) {
         let recipe = shading.recipe
@@ -46,6 +50,7 @@ struct HairShadingBlock: BitwiseCopyable {
         rootOcclusion = shading.rootOcclusion
         tipFade = shading.tipFade
         clumpVariation = shading.clumpVariation
+        rootFadeMm = shading.rootFadeMm
     }
 
     /// The GLSL member each field feeds, with its std140 offset (for the layout test).
@@ -64,6 +69,7 @@ struct HairShadingBlock: BitwiseCopyable {
         ("uRootOcclusion", MemoryLayout<Self>.offset(of: \.rootOcclusion)),
         ("uTipFade", MemoryLayout<Self>.offset(of: \.tipFade)),
         ("uClumpVariation", MemoryLayout<Self>.offset(of: \.clumpVariation)),
+        ("uRootFadeMm", MemoryLayout<Self>.offset(of: \.rootFadeMm)),
     ]
 }
 

@@ -374,4 +374,36 @@ final class GroomTests: XCTestCase {
             }
         }
     }
+
+    /// The under-layer ends just behind the outermost roots and fills a part between them: none of its
+    /// triangles reaches out over the forehead in front of the roots (where, drawn with one corner
+    /// uncovered, their zig-zag edge was a row of dark teeth on every style), a 14-mm part is covered, and
+    /// the layer's outline is transparent where its inside is opaque.
+    func testTheUnderLayerEndsAtTheRootsAndFillsAPart() throws {
+        let head = try loadHead()
+        let scalp = Set(head.scalpTriangles.map { Int($0) }).sorted()
+        let front = scalp.map { head.vertices[$0].z }.max()!
+        // A root on every scalp vertex from 40 mm behind the scalp's front, none within 7 mm of the midline.
+        let roots = scalp.map { head.vertices[$0] }.filter { $0.z < front - 40 && abs($0.x) > 7 }
+        let guides = StrandSet(pointsPerStrand: 2, positions: roots.flatMap { [$0, $0 + head.surfaceNormal($0) * 10] })
+        let layer = Groom(name: "test", guides: guides, rootWidthMm: 0.1, tipWidthMm: 0.1)
+            .underLayer(head: head, radiusMm: Groom.underLayerRadiusMm)
+        let corners = Set(layer.triangles.map { Int($0) })
+        XCTAssertFalse(corners.isEmpty)
+        let frontmostRoot = roots.map(\.z).max()!
+        for c in corners where head.vertices[c].z > frontmostRoot {
+            let nearest = roots.map { length($0 - head.vertices[c]) }.min()!
+            XCTAssertLessThanOrEqual(nearest, Groom.underLayerRadiusMm, "corner \(c) reaches \(nearest) mm beyond the roots")
+        }
+        let layerFront = corners.map { head.vertices[$0].z }.max()!
+        XCTAssertGreaterThan(layerFront, frontmostRoot - 10, "the layer reaches the roots' front row")
+        // The part on top of the head, well inside the hair.
+        let top = roots.map(\.y).max()!
+        let onThePart = corners.filter { let p = head.vertices[$0]; return abs(p.x) < 2 && p.z < frontmostRoot - 20 && p.y > top - 25 }
+        XCTAssertGreaterThan(onThePart.count, 3, "the part is covered")
+        let covers = corners.map { layer.edgeCover[$0] }
+        XCTAssertTrue(covers.contains(0), "the outline is transparent")
+        XCTAssertTrue(covers.contains(1), "the inside is opaque")
+        XCTAssertTrue(onThePart.allSatisfy { layer.edgeCover[$0] == 1 }, "a filled part is inside the layer, not its edge")
+    }
 }

@@ -43,7 +43,7 @@ final class RenderPassTests: XCTestCase {
         let head = HeadModel(vertices: [Vec3(-60, -60, 0), Vec3(60, -60, 0), Vec3(0, 70, 0)], indices: [0, 1, 2],
                              scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68))
         let occluder = renderer.upload(head: head)
-        let shell = renderer.upload(shellOf: occluder, triangles: [0, 1, 2])
+        let shell = renderer.upload(UnderLayer(triangles: [0, 1, 2], edgeCover: [1, 1, 1]), over: occluder)
         let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [
             Vec3(-20, 50, 40), Vec3(-15, 0, 50), Vec3(-10, -50, 40),
             Vec3(25, 50, 30), Vec3(20, 0, 45), Vec3(15, -50, 30),
@@ -139,7 +139,7 @@ final class RenderPassTests: XCTestCase {
     /// binding the renderer binds, and are at least as large as the block.
     func testUniformBlockStructsMatchTheLinkersLayout() throws {
         let context = try Self.makeContext()
-        XCTAssertEqual(MemoryLayout<HairShadingBlock>.size, 80)
+        XCTAssertEqual(MemoryLayout<HairShadingBlock>.size, 96)
         XCTAssertEqual(MemoryLayout<LightingBlock>.size, 80)
         XCTAssertEqual(MemoryLayout<Std140Vec3>.size, 12)
         let strand = try ShaderProgram(context: context, vertexFile: "strand.vert", fragmentFile: "strand.frag",
@@ -244,5 +244,61 @@ final class RenderPassTests: XCTestCase {
             let hits = call.matches(in: code, range: NSRange(code.startIndex..., in: code)).map { (code as NSString).substring(with: $0.range) }
             XCTAssertEqual(hits, [], file)
         }
+    }
+
+    /// Mean coverage (alpha) of `layer` over rows `rows` and columns `columns`.
+    static func meanAlpha(_ layer: HairLayer, rows: ClosedRange<Int>, columns: ClosedRange<Int>) -> Float {
+        var sum: Float = 0
+        for y in rows { for x in columns { sum += layer.rgba[(y * layer.width + x) * 4 + 3] } }
+        return sum / Float(rows.count * columns.count)
+    }
+
+    /// A strand's coverage grows in from nothing over `rootFadeMm` at its root (so a hairline's roots do
+    /// not draw a row of blunt stubs), and starts whole when the fade is 0.
+    func testStrandRootsGrowInOverTheRootFade() throws {
+        let scene = try Self.makeScene(context: try Self.makeContext())
+        let r = scene.renderer
+        // One horizontal strand, root on the left: 3.2 px a mm, the root at column 15.5, the tip at 111.5.
+        let camera = PinholeCamera(widthPx: 128, heightPx: 128, fx: 800, fy: 800, cx: 63.5, cy: 63.5)
+        let strand = r.upload(strands: StrandSet(pointsPerStrand: 3, positions: [Vec3(-15, 0, 50), Vec3(0, 0, 50), Vec3(15, 0, 50)]),
+                              seed: 3)
+        let passes: [any RenderPass] = [ClearPass(target: r.target),
+                                        StrandPass(target: r.target, strands: strand, widths: StrandWidths(rootMm: 2, tipMm: 2))]
+        func alongTheStrand(rootFadeMm: Float) throws -> (root: Float, body: Float) {
+            var look = scene.look
+            look.shading.rootFadeMm = rootFadeMm
+            try r.render(passes, frame: FrameDescription(camera: camera, headToCamera: scene.headToCamera, look: look))
+            let layer = try scene.readBack()
+            // The first millimetre, and 10-14 mm along (past any root fade, before the tips thin out).
+            return (Self.meanAlpha(layer, rows: 62...65, columns: 16...18), Self.meanAlpha(layer, rows: 62...65, columns: 48...60))
+        }
+        let faded = try alongTheStrand(rootFadeMm: 6)
+        let whole = try alongTheStrand(rootFadeMm: 0)
+        XCTAssertGreaterThan(faded.body, 0.9, "the strand's body is fully covered")
+        XCTAssertLessThan(faded.root, 0.35 * faded.body, "the root grows in: \(faded)")
+        XCTAssertGreaterThan(whole.root, 0.8 * whole.body, "no fade, a whole root: \(whole)")
+    }
+
+    /// The under-layer fades out toward a vertex whose cover is 0 (its outline: CoifGroom's UnderLayer), in
+    /// whole samples, and is opaque where every corner's cover is 1.
+    func testTheUnderLayersEdgeFadesOut() throws {
+        let scene = try Self.makeScene(context: try Self.makeContext())
+        let r = scene.renderer
+        // The head triangle at 0.4 px a mm: its apex (0, 70) near row 19, its base (y = -60) near row 72.
+        let camera = PinholeCamera(widthPx: 96, heightPx: 96, fx: 120, fy: 120, cx: 47.5, cy: 47.5)
+        func apexAndBase(edgeCover: [Float]) throws -> (apex: Float, base: Float) {
+            let shell = r.upload(UnderLayer(triangles: [0, 1, 2], edgeCover: edgeCover), over: scene.occluder)
+            try r.render([ClearPass(target: r.target), UnderLayerPass(target: r.target, shell: shell, offsetMm: r.shellOffsetMm)],
+                         frame: FrameDescription(camera: camera, headToCamera: scene.headToCamera, look: scene.look))
+            let layer = try scene.readBack()
+            return (Self.meanAlpha(layer, rows: 26...30, columns: 46...49), Self.meanAlpha(layer, rows: 64...68, columns: 40...55))
+        }
+        let fading = try apexAndBase(edgeCover: [1, 1, 0])
+        let opaque = try apexAndBase(edgeCover: [1, 1, 1])
+        XCTAssertEqual(opaque.apex, 1, accuracy: 1e-6)
+        XCTAssertEqual(opaque.base, 1, accuracy: 1e-6)
+        XCTAssertGreaterThan(fading.base, 0.75, "far from the outline the layer stays nearly opaque: \(fading)")
+        XCTAssertLessThan(fading.apex, 0.35, "near the outline it is mostly gone: \(fading)")
+        XCTAssertGreaterThan(fading.apex, 0, "a fade, not a cut: \(fading)")
     }
 }
