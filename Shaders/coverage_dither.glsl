@@ -6,7 +6,6 @@
 uniform int uSamples;
 uniform ivec2 uPixelOrigin;        // where this target's pixel (0, 0) lies in the whole photo (a crop's corner)
 
-
 // Samples covered (0 .. uSamples) for `coverage` in [0, 1]; sets gl_SampleMask where the context has it
 // (on older contexts coverage falls back to whole pixels). The photo's pixel, not the target's: a crop
 // must dither exactly as the whole image would.

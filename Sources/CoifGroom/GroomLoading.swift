@@ -381,30 +381,21 @@ extension Groom {
         let roots = (0..<guides.strandCount).map { guides.positions[$0 * guides.pointsPerStrand] }
         let limit = radiusMm * radiusMm
         var covered = head.vertices.map { p in roots.contains { let d = $0 - p; return dot(d, d) <= limit } }
-        var neighbours = [[Int]](repeating: [], count: head.vertices.count)
-        var t = 0
-        while t + 2 < head.indices.count {
-            let a = Int(head.indices[t]), b = Int(head.indices[t + 1]), c = Int(head.indices[t + 2])
-            neighbours[a] += [b, c]; neighbours[b] += [a, c]; neighbours[c] += [a, b]
-            t += 3
-        }
-        for _ in 0..<Self.underLayerClosingRings {
-            covered = covered.indices.map { v in covered[v] || neighbours[v].contains { covered[$0] } }
-        }
-        for _ in 0..<Self.underLayerClosingRings {
-            covered = covered.indices.map { v in covered[v] && neighbours[v].allSatisfy { covered[$0] } }
-        }
+        let neighbours = vertexNeighbours(vertexCount: head.vertices.count, triangles: head.indices)
+        func grown(_ set: [Bool]) -> [Bool] { set.indices.map { v in set[v] || neighbours[v].contains { set[$0] } } }
+        func shrunk(_ set: [Bool]) -> [Bool] { set.indices.map { v in set[v] && neighbours[v].allSatisfy { set[$0] } } }
+        for _ in 0..<Self.underLayerClosingRings { covered = grown(covered) }
+        for _ in 0..<Self.underLayerClosingRings { covered = shrunk(covered) }
         var triangles: [UInt32] = []
-        t = 0
+        var t = 0
         while t + 2 < head.scalpTriangles.count {
             let a = head.scalpTriangles[t], b = head.scalpTriangles[t + 1], c = head.scalpTriangles[t + 2]
             if covered[Int(a)] && covered[Int(b)] && covered[Int(c)] { triangles += [a, b, c] }
             t += 3
         }
-        // The outline's vertices (covered, next to one that is not) are transparent; the triangles between
-        // them and the next ring in fade the layer in.
-        let edgeCover = covered.indices.map { v in covered[v] && neighbours[v].allSatisfy { covered[$0] } ? Float(1) : 0 }
-        return UnderLayer(triangles: triangles, edgeCover: edgeCover)
+        // The outline's vertices (covered, next to one that is not) are transparent: what one more shrink
+        // leaves is opaque, and the triangles between the two fade the layer in.
+        return UnderLayer(triangles: triangles, edgeCover: shrunk(covered).map { $0 ? 1 : 0 })
     }
 }
 

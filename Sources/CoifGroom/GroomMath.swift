@@ -13,6 +13,23 @@ typealias DVec3 = SIMD3<Double>
 @inline(__always) func dlength(_ a: DVec3) -> Double { ddot(a, a).squareRoot() }
 @inline(__always) func dnormalize(_ a: DVec3) -> DVec3 { let l = dlength(a); return l > 0 ? a / l : a }
 
+/// Each vertex's neighbours over the edges of `triangles` (a flat list of corner triples), each listed once,
+/// in the order the triangles first reach them (edges a–b, b–c, c–a). The head generator's relaxation
+/// averages over them; a groom's under-layer grows and shrinks its covered set over them.
+func vertexNeighbours(vertexCount: Int, triangles: [UInt32]) -> [[Int]] {
+    var neighbours = [[Int]](repeating: [], count: vertexCount)
+    var t = 0
+    while t + 2 < triangles.count {
+        let a = Int(triangles[t]), b = Int(triangles[t + 1]), c = Int(triangles[t + 2])
+        for (u, v) in [(a, b), (b, c), (c, a)] {
+            if !neighbours[u].contains(v) { neighbours[u].append(v) }
+            if !neighbours[v].contains(u) { neighbours[v].append(u) }
+        }
+        t += 3
+    }
+    return neighbours
+}
+
 /// A 3x3 matrix as three rows, Double; used only for rotations from Procrustes.
 struct DMat3: Sendable {
     var r0: DVec3, r1: DVec3, r2: DVec3

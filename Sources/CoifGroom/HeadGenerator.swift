@@ -370,13 +370,7 @@ enum HeadMeshBuilder {
         }
         // Rays meet the jaw and neck at grazing angles and leave thin triangles there: relax every vertex
         // toward its neighbours' mean and project back onto the zero set (Newton along the normal).
-        var neighbours = [[Int]](repeating: [], count: vertices.count)
-        for f in faces {
-            for (a, b) in [(f.x, f.y), (f.y, f.z), (f.z, f.x)] {
-                if !neighbours[Int(a)].contains(Int(b)) { neighbours[Int(a)].append(Int(b)) }
-                if !neighbours[Int(b)].contains(Int(a)) { neighbours[Int(b)].append(Int(a)) }
-            }
-        }
+        let neighbours = vertexNeighbours(vertexCount: vertices.count, triangles: faces.flatMap { [$0.x, $0.y, $0.z] })
         for _ in 0..<relaxIterations {
             let previous = vertices
             for i in 0..<vertices.count {
