@@ -2,10 +2,12 @@
 //  - cv_parse_to_photo: the parse (classes, hair probability) resampled from its square crop onto the photo;
 //    the probability refined into a soft matte by a guided filter (He et al. 2013, OpenCV ximgproc) with the
 //    photo as guide, so the matte's edge follows the photo's own edges: wisps fade rather than step.
-//  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the head's silhouette the hair
-//    is replaced by skin continued from the visible skin; outside it by background continued from the
-//    visible background; each from its own sources only (so no hair colour smears in), by pull-push
-//    interpolation (Gortler et al. 1996), plus grain matched to the sources' noise, blended by the matte.
+//  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the person's head (face,
+//    cranium, neck) the hair is replaced by skin continued from the visible skin and neck; outside it by
+//    background continued from the visible background; each from its own sources only (so no hair colour
+//    smears in), by pull-push interpolation (Gortler et al. 1996), plus grain matched to the sources' noise,
+//    blended by the removal weight. It also reports where it filled the hair-bearing scalp (the head off the
+//    bare face and neck), which the composite draws as close-cropped hair, not skin.
 //  - cv_hair_recolor: the own hair recoloured in linear light, texture kept as relative luminance.
 // Deterministic: no threads race on a value, the grain is a hash of the pixel and a seed.
 #include "CVision.h"
@@ -59,6 +61,33 @@ inline float hash01(uint64_t x, uint64_t y, uint64_t seed) {
 inline float gauss(uint64_t x, uint64_t y, uint64_t seed) {
     const float u1 = std::max(hash01(x, y, seed), 1e-7f), u2 = hash01(x, y, seed ^ 0x5851F42D4C957F2Dull);
     return std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+}
+
+// Gauss–Seidel sweeps of the membrane (Laplace) equation over one pyramid level's unknown part: each pixel
+// whose weight is below 1 moves toward the mean of its four neighbours, in proportion to how unknown it is.
+// Pull-push alone averages a hole toward its rim's mean and bends a ramp flat; the membrane's solution is
+// harmonic, so it continues a linear gradient across the hole and meets the rim's colour at the rim. Run at
+// every level of the push, a few sweeps each suffice (the coarser level already holds the low frequencies).
+// In place, in a fixed order: deterministic.
+void relaxMembrane(cv::Mat &out, const cv::Mat &sums, const cv::Mat &weights) {
+    constexpr int kSweeps = 10;
+    const int rows = out.rows, cols = out.cols;
+    if (rows < 3 || cols < 3) return;
+    for (int sweep = 0; sweep < kSweeps; ++sweep) {
+        for (int y = 0; y < rows; ++y) {
+            const float *wr = weights.ptr<float>(y);
+            const cv::Vec3f *sr = sums.ptr<cv::Vec3f>(y);
+            cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
+            const cv::Vec3f *up = out.ptr<cv::Vec3f>(std::max(y - 1, 0)), *down = out.ptr<cv::Vec3f>(std::min(y + 1, rows - 1));
+            for (int x = 0; x < cols; ++x) {
+                const float k = std::min(wr[x], 1.0f);
+                if (k >= 1) continue;
+                const cv::Vec3f mean = 0.25f * (o[std::max(x - 1, 0)] + o[std::min(x + 1, cols - 1)] + up[x] + down[x]);
+                const cv::Vec3f known = wr[x] > 0 ? sr[x] / std::max(wr[x], 1e-6f) : cv::Vec3f(0, 0, 0);
+                o[x] = known * k + mean * (1 - k);
+            }
+        }
+    }
 }
 
 // Pull-push: fills every pixel of `value` (CV_32FC3) whose `weight` (CV_32F, 0..1) is below 1 from the
@@ -115,6 +144,7 @@ cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
                 orow[x] = known * k + ur[x] * (1 - k);
             }
         }
+        relaxMembrane(out, s, w);
         filled = out;
     }
     return filled;
@@ -223,9 +253,10 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 }
 
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-                     const uint8_t *head, uint64_t seed, uint8_t *out_rgb) {
-    if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !out_rgb) return 1;
+                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
+    if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !bare || !out_rgb) return 1;
     std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
+    if (out_scalp) std::fill(out_scalp, out_scalp + size_t(width) * height, 0.0f);
     try {
         cv::Mat removeMap(height, width, CV_32F, const_cast<float *>(remove));
         cv::Mat removing = removeMap > 0.02f;
@@ -248,6 +279,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat classBox(height, width, CV_8U, const_cast<uint8_t *>(classes));
         classBox = classBox(box);
         cv::Mat headBox = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(head))(box);
+        cv::Mat bareBox = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(bare))(box);
         cv::Mat removeBox = removeMap(box), removingBox = removing(box);
 
         // Sources: background pixels off the head, and skin, never anything being removed. A one-pixel
@@ -258,30 +290,94 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat notRemoving;
         cv::dilate(removingBox, notRemoving, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * band + 1, 2 * band + 1)));
         notRemoving = notRemoving == 0;
-        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_UNKNOWN) & (headBox == 0) & notRemoving;
+        // Off the head, what shows beside the hair continues into it: background, and the neck and cloth it
+        // hung over, each from its own side (the membrane meets each source's colour at its rim), so a neck
+        // is not cut square and a top is not painted over with background. Not skin (a hand at the chin would
+        // smear into the background), nor what the parse did not reach (hair that goes on past its crop).
+        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_NECK | classBox == CV_PARSE_CLOTH) &
+                                   (headBox == 0) & notRemoving;
         cv::Mat skinSource(box.size(), CV_8U, cv::Scalar(0));
         for (int y = 0; y < box.height; ++y) {
             const uint8_t *c = classBox.ptr<uint8_t>(y);
             uint8_t *s = skinSource.ptr<uint8_t>(y);
-            for (int x = 0; x < box.width; ++x) s[x] = isSkinClass(c[x]) ? 255 : 0;
+            for (int x = 0; x < box.width; ++x) s[x] = isSkinClass(c[x]) || c[x] == CV_PARSE_NECK ? 255 : 0;
         }
         skinSource &= notRemoving;
+        // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
+        // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
+        // the median skin pixel's.
+        if (cv::countNonZero(skinSource) > 0) {
+            std::vector<float> channel[3];
+            for (int y = 0; y < box.height; ++y) {
+                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                const uint8_t *s = skinSource.ptr<uint8_t>(y);
+                for (int x = 0; x < box.width; ++x)
+                    if (s[x]) for (int c = 0; c < 3; ++c) channel[c].push_back(l[x][c]);
+            }
+            cv::Vec3f median;
+            for (int c = 0; c < 3; ++c) {
+                std::nth_element(channel[c].begin(), channel[c].begin() + channel[c].size() / 2, channel[c].end());
+                median[c] = channel[c][channel[c].size() / 2];
+            }
+            for (int y = 0; y < box.height; ++y) {
+                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                uint8_t *s = skinSource.ptr<uint8_t>(y);
+                for (int x = 0; x < box.width; ++x) {
+                    if (!s[x]) continue;
+                    for (int c = 0; c < 3; ++c)
+                        if (l[x][c] < 0.6f * median[c] || l[x][c] > 1.6f * median[c] + 0.01f) { s[x] = 0; break; }
+                }
+            }
+        }
+        // Background sources that look like the removed hair are its wisps, which the parse missed past its
+        // edge (fair hair against a busy background): pulled into the fill they make it glow in the hair's
+        // colour. Dropped, each channel within 0.75–1.33× the removed hair's median, unless that leaves under
+        // a third of the sources (a backdrop the colour of the hair is background after all).
+        {
+            std::vector<float> channel[3];
+            for (int y = 0; y < box.height; ++y) {
+                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                const float *r = removeBox.ptr<float>(y);
+                for (int x = 0; x < box.width; ++x)
+                    if (r[x] > 0.9f) for (int c = 0; c < 3; ++c) channel[c].push_back(l[x][c]);
+            }
+            if (!channel[0].empty()) {
+                cv::Vec3f hair;
+                for (int c = 0; c < 3; ++c) {
+                    std::nth_element(channel[c].begin(), channel[c].begin() + channel[c].size() / 2, channel[c].end());
+                    hair[c] = channel[c][channel[c].size() / 2];
+                }
+                cv::Mat unlike = backgroundSource.clone();
+                for (int y = 0; y < box.height; ++y) {
+                    const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                    uint8_t *u = unlike.ptr<uint8_t>(y);
+                    for (int x = 0; x < box.width; ++x) {
+                        if (!u[x]) continue;
+                        bool like = true;
+                        for (int c = 0; c < 3; ++c)
+                            if (l[x][c] < 0.75f * hair[c] - 0.004f || l[x][c] > 1.33f * hair[c] + 0.004f) { like = false; break; }
+                        if (like) u[x] = 0;
+                    }
+                }
+                if (3 * cv::countNonZero(unlike) >= cv::countNonZero(backgroundSource)) backgroundSource = unlike;
+            }
+        }
 
         cv::Mat backgroundWeight, skinWeight;
         backgroundSource.convertTo(backgroundWeight, CV_32F, 1.0 / 255);
         skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
         cv::Mat backgroundFill = cv::countNonZero(backgroundSource) > 0 ? smoothFill(linear, backgroundWeight) : linear.clone();
         cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight) : backgroundFill.clone();
-        // Half the sources' measured noise, at most 1.5% of white: a fill is smoother than the photo's
-        // texture (skin pores, cloth) it cannot reproduce, and full-strength grain on a smooth fill reads as
-        // static rather than as the photo's grain.
-        const float backgroundGrain = std::min(0.5f * grainSigma(linear, backgroundSource), 0.015f);
-        const float skinGrain = std::min(0.5f * grainSigma(linear, skinSource), 0.015f);
+        // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
+        // white: the fill carries the photo's grain, not its structure, which it cannot reproduce.
+        const float backgroundGrain = std::min(grainSigma(linear, backgroundSource), 0.03f);
+        const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
 
         // The head's silhouette, anti-aliased: skin inside, background outside.
         cv::Mat headWeight;
         headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
-        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), 1.0);
+        // Softened over a few pixels (1/200 of the box): the head's outline is a guess where hair hid it.
+        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 200.0));
         // Skin that continues over the skull is lit as a rounded surface is: darker toward the silhouette,
         // where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
         cv::Mat inside;
@@ -291,14 +387,32 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat alpha;
         cv::GaussianBlur(removeBox, alpha, cv::Size(0, 0), 1.0);
         cv::max(alpha, removeBox, alpha);
+        // The person's hair-bearing scalp: the head where it is not bare face, forehead or neck, softened over
+        // a third of the skull's shading falloff so the hairline it draws is not a cut; weighted by how much of
+        // each pixel was removed.
+        if (out_scalp) {
+            cv::Mat scalp = (headBox != 0) & (bareBox == 0), scalpWeight;
+            scalp.convertTo(scalpWeight, CV_32F, 1.0 / 255);
+            cv::GaussianBlur(scalpWeight, scalpWeight, cv::Size(0, 0), std::max(1.0f, falloff / 3));
+            for (int y = 0; y < box.height; ++y) {
+                const float *w = scalpWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
+                float *dst = out_scalp + size_t(box.y + y) * width + box.x;
+                // Twice the removal, capped: under a thin fringe (matte ~0.5) the scalp still carries its whole
+                // crop, not a haze of it over the skin fill.
+                for (int x = 0; x < box.width; ++x) dst[x] = std::min(w[x], 1.0f) * std::min(2 * a[x], 1.0f);
+            }
+        }
 
         for (int y = 0; y < box.height; ++y) {
             const cv::Vec3f *bg = backgroundFill.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y), *ph = linear.ptr<cv::Vec3f>(y);
             const float *hw = headWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
             uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
+            const uint8_t *cls = classBox.ptr<uint8_t>(y);
             for (int x = 0; x < box.width; ++x) {
                 const float k = std::min(a[x], 1.0f);
-                if (k <= 0) continue;
+                // The blend's softening never reaches a feature the parse sees (brows, eyes, glasses, ears,
+                // earrings, nose, mouth, lips): their pixels keep the photo's bytes.
+                if (k <= 0 || (cls[x] >= 2 && cls[x] <= 13)) continue;
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
                 const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain) * n;
@@ -377,4 +491,22 @@ void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t r
     // A square max filter is a dilation by a square (separable inside OpenCV).
     cv::dilate(in, result, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * r + 1, 2 * r + 1)), cv::Point(-1, -1), 1,
                cv::BORDER_REPLICATE);
+}
+
+void cv_soften(float *values, int32_t width, int32_t height, float sigma) {
+    if (!values || width <= 0 || height <= 0 || !(sigma > 0)) return;
+    cv::Mat m(height, width, CV_32F, values);
+    cv::GaussianBlur(m, m, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
+}
+
+void cv_fill_convex_hull(uint8_t *mask, int32_t width, int32_t height) {
+    if (!mask || width <= 0 || height <= 0) return;
+    cv::Mat m(height, width, CV_8U, mask);
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(m.clone(), contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
+    std::vector<cv::Point> points, hull;
+    for (const auto &c : contours) points.insert(points.end(), c.begin(), c.end());
+    if (points.size() < 3) return;
+    cv::convexHull(points, hull);
+    cv::fillConvexPoly(m, hull, cv::Scalar(255));
 }

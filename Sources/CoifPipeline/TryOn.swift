@@ -31,6 +31,11 @@ public struct PhotoAnalysis: Sendable {
     public var ownHair: OwnHair?
     /// The photo with the own hair taken away: what the new hair is composited over.
     public var plate: PixelImage?
+    /// The person's hair-bearing scalp the plate filled, drawn as close-cropped hair of the new colour under
+    /// the new style (see `ScalpHair`).
+    public var scalpHair: ScalpHair?
+    /// How much of each photo pixel the plate filled with skin (0…1): where the head's shading applies.
+    public var filledSkin: [Float]?
     /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
     public var sizing: HeadSizing = .unscaled
 
@@ -280,16 +285,25 @@ public final class TryOnEngine {
             let face = sized[i]
             sized[i] = HeadSizing.fit(face, hair: hair, head: head) { try analyzer.solvePose(for: face.face, intrinsics: $0) }
         }
-        let plate = try timing.measure(.plate) { () -> PixelImage in
-            let mask = headSilhouette(sized, head: head)
-            return try HairPlate.fill(frame, hair: hair, headMask: mask, seed: seed)
+        let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
+            let heads = sized.compactMap { analysis -> (person: PersonHead, skull: [UInt8])? in
+                guard let person = PersonHead(landmarks: analysis.chosen.landmarks) else { return nil }
+                return (person.fittingHairline(matte: hair.matte, width: frame.image.width, height: frame.image.height),
+                        headSilhouette([analysis], head: head))
+            }
+            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, seed: seed)
+            return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
         }
-        return sized.map { var a = $0; a.ownHair = hair; a.plate = plate; return a }
+        let scalpHair = timing.measure(.plate) {
+            ScalpHair(weights: plate.scalp, texture: HairPlate.scalpTexture(frame.image, scalp: plate.scalp, heads: plate.heads, seed: seed),
+                      width: frame.image.width)
+        }
+        return sized.map { var a = $0; a.ownHair = hair; a.plate = plate.image; a.scalpHair = scalpHair; a.filledSkin = plate.skin; return a }
     }
 
-    /// Coif's head, posed for each face, filled into one mask of the photo: where removed hair becomes skin.
-    /// The same head the new hair is fitted to, so the skin ends where the new hair's scalp does (grown by
-    /// 12 mm to reach a real skull's temples, it showed as a bald rim above every short style).
+    /// Coif's head, posed and sized for each face, filled into one mask of the photo: the skull the new hair
+    /// is fitted to, where removed hair above the nose's base becomes scalp (grown by 12 mm to reach a real
+    /// skull's temples, it showed as a bald rim above every short style, before the scalp was drawn as hair).
     static func headSilhouette(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
         let image = analyses[0].frame.image
         var triangles: [Float] = []
@@ -360,7 +374,9 @@ public final class TryOnEngine {
         let image = job.removesOwnHair ? first.plate! : first.frame.image
         if analyses.count == 1 {
             let finish = photoFinish(job, analysis: first, timing: &timing)
-            let region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
+            var region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
+            // The cropped scalp hair is composited in the same pass: the region holds it too.
+            if job.removesOwnHair, cropsToHair, let scalp = first.scalpHair?.bounds { region = region.union(scalp) }
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
             // The face's skin, read once for the light and for the filled skin's shading (when either is wanted).
             let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(first, timing: &timing) : []
@@ -369,9 +385,11 @@ public final class TryOnEngine {
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
-                return compositor.composite(layer: layer, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: layer, region: region)
+                return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
                                             lightLeft: shadowed ? skinLight : nil,
-                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil)
+                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil,
+                                            scalpHair: job.removesOwnHair ? first.scalpHair : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -392,8 +410,9 @@ public final class TryOnEngine {
         let finish = photoFinish(job, analysis: first, timing: &timing)
         let margin = finish?.blurRadiusPx ?? 0
         // One crop holding every face's hair, so the layers line up pixel for pixel.
-        let region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
+        var region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
             .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }
+        if job.removesOwnHair, cropsToHair, let scalp = first.scalpHair?.bounds { region = region.union(scalp) }
         var accumulated = HairLayer(width: region.width, height: region.height)
         // Every face's hair shadow on its own skin, multiplied (R); and the filled skin's shading (G): each
         // face's head shading under its own light over its own skin's mean (as one face's is), the nearest
@@ -440,13 +459,24 @@ public final class TryOnEngine {
         }
         let images = timing.measure(.composite) { () -> CompositeImages in
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+            let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: accumulated, region: region)
             // G already holds each face's shading over its own skin's mean: the scale is 1.
-            let filledSkin = job.removesOwnHair ? first.ownHair.map { FilledSkinShading(weights: $0.matte, scale: 1) } : nil
-            return compositor.composite(layer: accumulated, at: region, over: image, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                        lightLeft: lightLeft, filledSkin: filledSkin)
+            let filledSkin = job.removesOwnHair ? first.filledSkin.map { FilledSkinShading(weights: $0, scale: 1) } : nil
+            return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                        lightLeft: lightLeft, filledSkin: filledSkin, scalpHair: job.removesOwnHair ? first.scalpHair : nil)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    /// The plate with the own hair put back where the new hair covers it densely (`CoveredOwnHair`): only what
+    /// would show is removed. The photo as it is when the job keeps the own hair.
+    private func coveredOwnHairKept(_ job: TryOnJob, plate: PixelImage, analysis: PhotoAnalysis, layer: HairLayer,
+                                    region: PixelRect) -> PixelImage {
+        guard job.removesOwnHair else { return plate }
+        // Blurred over ~3% of the face's width: a gap between strands is "covered", the style's edge is not.
+        return CoveredOwnHair.restore(plate: plate, photo: analysis.frame.image, layer: layer, at: region,
+                                      sigmaPx: max(1, Float(analysis.faceWidthPx) * 0.03), scratch: &blurScratch)
     }
 
     private func record(_ timing: inout FrameTiming, image: PixelImage, strands: Int, segments: Int, faceWidthPx: Double) {
@@ -515,8 +545,8 @@ public final class TryOnEngine {
     /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by the own
     /// hair's matte. nil without a parse or when too little skin shows to take the mean.
     private func filledSkinShading(_ analysis: PhotoAnalysis, skin: [PhotoLightEstimate.SkinSample], lighting: Lighting) -> FilledSkinShading? {
-        guard let ownHair = analysis.ownHair, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
-        return FilledSkinShading(weights: ownHair.matte, scale: 1 / mean)
+        guard let filled = analysis.filledSkin, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
+        return FilledSkinShading(weights: filled, scale: 1 / mean)
     }
 
     /// The job's look, lit as the face whose `skin` this is when the job asks for the photo's light and the

@@ -33,6 +33,33 @@ public struct FilledSkinShading: Sendable {
     static let range: ClosedRange<Float> = 0.6...1.3
 }
 
+/// The person's hair-bearing scalp that the plate filled where the new style does not reach (temples, sides,
+/// crown below its hairline): drawn as close-cropped hair of the new hair's own mean colour, so a short
+/// style's hairline is the person's, not a bald cap above it. `weights`: how much of each photo pixel is
+/// scalp (0…1); `texture`: the own hair's luminance there relative to its mean, softened (1 elsewhere), so the
+/// cropped hair keeps the direction and grain of the person's hair.
+public struct ScalpHair: Sendable {
+    public var weights: [Float]
+    public var texture: [Float]
+    /// The box of the pixels with weight (nil: none), which the hair's region must hold.
+    public var bounds: PixelRect?
+    public init(weights: [Float], texture: [Float], width: Int) {
+        precondition(weights.count == texture.count && width > 0 && weights.count % width == 0)
+        self.weights = weights
+        self.texture = texture
+        var low = (x: Int.max, y: Int.max), high = (x: -1, y: -1)
+        for i in weights.indices where weights[i] > 0.5 / 255 {
+            let x = i % width, y = i / width
+            low = (min(low.x, x), min(low.y, y))
+            high = (max(high.x, x), max(high.y, y))
+        }
+        bounds = high.x >= 0 ? PixelRect(x: low.x, y: low.y, width: high.x - low.x + 1, height: high.y - low.y + 1) : nil
+    }
+    /// Cropped hair is darker than the full-length strands' mean: it shows its roots and the scalp between
+    /// them, and catches no long highlight.
+    static let shade: Float = 0.8
+}
+
 public struct Compositor: Sendable {
     private let decodeTable: [Float]
     private let encoder = SRGBEncoder()
@@ -56,7 +83,7 @@ public struct Compositor: Sendable {
     ///   light left at each pixel (HairRenderer.readSkinLight), applied under the hair.
     /// - Parameter filledSkin: shading for the skin the plate filled in; needs `lightLeft` (its G).
     public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage, grain: Grain? = nil,
-                          lightLeft: HairLayer? = nil, filledSkin: FilledSkinShading? = nil) -> CompositeImages {
+                          lightLeft: HairLayer? = nil, filledSkin: FilledSkinShading? = nil, scalpHair: ScalpHair? = nil) -> CompositeImages {
         precondition(lightLeft.map { $0.width == layer.width && $0.height == layer.height } ?? true)
         precondition(filledSkin.map { $0.weights.count == photo.width * photo.height } ?? true)
         precondition(photo.channels == 3 && rect.width == layer.width && rect.height == layer.height)
@@ -68,7 +95,20 @@ public struct Compositor: Sendable {
         let lightLeftPixels = lightLeft?.rgba ?? []
         let fillWeights = lightLeft != nil ? filledSkin?.weights ?? [] : []
         let fillScale = filledSkin?.scale ?? 1
+        precondition(scalpHair.map { $0.weights.count == photo.width * photo.height } ?? true)
+        // The new hair's mean colour (linear, straight) over its solid pixels: what the cropped scalp hair wears.
+        var cropped = [Float](repeating: 0, count: 3), solid: Float = 0
+        if scalpHair != nil {
+            for p in 0..<(layer.width * layer.height) where layer.rgba[p * 4 + 3] >= 0.5 {
+                for c in 0..<3 { cropped[c] += layer.rgba[p * 4 + c] / layer.rgba[p * 4 + 3] }
+                solid += 1
+            }
+        }
+        let scalpWeights = solid > 0 ? scalpHair!.weights : []
+        let scalpTexture = solid > 0 ? scalpHair!.texture : []
+        if solid > 0 { for c in 0..<3 { cropped[c] *= ScalpHair.shade / solid } }
         decodeTable.withUnsafeBufferPointer { table in
+          scalpWeights.withUnsafeBufferPointer { scalp in
             fillWeights.withUnsafeBufferPointer { fill in
                 lightLeftPixels.withUnsafeBufferPointer { leftPixels in
                     layer.rgba.withUnsafeBufferPointer { rgba in
@@ -88,18 +128,28 @@ public struct Compositor: Sendable {
                                             // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
                                             // reaches the composite, so a recolour changes nothing outside the matte;
                                             // where its shadow is invisible too, the photo's bytes are kept.
-                                            let seen = rgba[l * 4 + 3] >= 0.5 / 255
+                                            // The cropped scalp hair lies under the new hair, in the same layer:
+                                            // the new hair over it, premultiplied.
+                                            let scalpWeight = scalp.isEmpty ? 0 : min(scalp[i], 1)
+                                            let layerAlpha = min(max(rgba[l * 4 + 3], 0), 1)
+                                            let alpha = layerAlpha + (1 - layerAlpha) * scalpWeight
+                                            let seen = alpha >= 0.5 / 255
                                             if !seen && abs(left - 1) < 0.5 / 255 { continue }
-                                            let alpha = seen ? min(rgba[l * 4 + 3], 1) : 0
                                             let noise = grain.map { $0.sigma * alpha * $0.normal(x: rect.x + column, y: rect.y + row) } ?? 0
                                             for c in 0..<3 {
-                                                let premultiplied = seen ? max(rgba[l * 4 + c], 0) : 0
+                                                var premultiplied: Float = 0
+                                                if seen {
+                                                    premultiplied = max(rgba[l * 4 + c], 0)
+                                                    if scalpWeight > 0 {
+                                                        premultiplied += (1 - layerAlpha) * scalpWeight * min(cropped[c] * scalpTexture[i], 1)
+                                                    }
+                                                }
                                                 let background = min(table[Int(out[i * 3 + c])] * left, 1)
-                                                let value = encode(premultiplied + (1 - alpha) * background)
+                                                let value = encode(premultiplied + (1 - (seen ? alpha : 0)) * background)
                                                 out[i * 3 + c] = noise == 0 ? value : UInt8(min(max((Float(value) + noise).rounded(), 0), 255))
                                                 hairOut[i * 4 + c] = encode(premultiplied)
                                             }
-                                            let coverage = UInt8((alpha * 255).rounded())
+                                            let coverage = UInt8(((seen ? alpha : 0) * 255).rounded())
                                             hairOut[i * 4 + 3] = coverage
                                             matteOut[i] = coverage
                                         }
@@ -110,9 +160,46 @@ public struct Compositor: Sendable {
                     }
                 }
             }
+          }
         }
         return CompositeImages(composite: composite, hair: hair, matte: matte)
     }
 
     @inline(__always) private func encode(_ linear: Float) -> UInt8 { encoder.encode(linear) }
+}
+
+/// Remove only what would show: the own hair the new hair covers densely stays in the plate, so what glints
+/// through the new hair's gaps is hair, not a fill of skin or background. `keep` = smoothstep over the new
+/// hair's coverage blurred by `sigmaPx` (0 at `coverageLow` or less, 1 at `coverageHigh`): only well inside
+/// the new hair, so along its edges the fill shows, never a fringe of the old colour.
+public enum CoveredOwnHair {
+    public static let coverageLow: Float = 0.75
+    public static let coverageHigh: Float = 0.97
+
+    /// `plate` with the photo's own pixels back wherever the layer (over `rect`) covers densely.
+    public static func restore(plate: PixelImage, photo: PixelImage, layer: HairLayer, at rect: PixelRect, sigmaPx: Float,
+                               scratch: inout [Float]) -> PixelImage {
+        precondition(plate.width == photo.width && plate.height == photo.height && plate.channels == 3 && photo.channels == 3)
+        precondition(rect.width == layer.width && rect.height == layer.height)
+        var coverage = HairLayer(width: layer.width, height: layer.height)
+        for p in 0..<(layer.width * layer.height) {
+            let a = min(max(layer.rgba[p * 4 + 3], 0), 1)
+            coverage.rgba[p * 4 + 3] = a
+        }
+        coverage.blur(sigmaPx: sigmaPx, scratch: &scratch)
+        var out = plate
+        for row in 0..<rect.height {
+            for column in 0..<rect.width {
+                let t = (coverage.rgba[(row * rect.width + column) * 4 + 3] - coverageLow) / (coverageHigh - coverageLow)
+                guard t > 0 else { continue }
+                let keep = t >= 1 ? 1 : t * t * (3 - 2 * t)
+                let i = ((rect.y + row) * plate.width + rect.x + column) * 3
+                for c in 0..<3 where plate.pixels[i + c] != photo.pixels[i + c] {
+                    let mixed = Float(plate.pixels[i + c]) + keep * (Float(photo.pixels[i + c]) - Float(plate.pixels[i + c]))
+                    out.pixels[i + c] = UInt8(mixed.rounded())
+                }
+            }
+        }
+        return out
+    }
 }

@@ -87,11 +87,41 @@ public final class FaceParser {
 }
 
 extension FaceParser {
-    /// Every face's own hair in one frame, merged (`OwnHair.merged`), each parse timed as `.parse`.
+    /// The share of the crop's bottom row (within the photo) that is hair, over which long hair is followed
+    /// down past the crop.
+    public static let hairPastCropShare: Float = 0.04
+
+    /// The face's own hair, followed past the bottom of its crop: long hair that reaches the crop's lower
+    /// edge (over `hairPastCropShare` of its bottom row) goes on over the shoulders, and removed only down to
+    /// the crop it left a cut straight across. A second crop of the same size below the first (overlapping it
+    /// by a quarter) is parsed, and its hair taken where the first crop did not reach.
+    public func parseFollowingHair(_ frame: Frame, box: FaceBox) throws -> OwnHair {
+        let first = try parse(frame, box: box)
+        let crop = first.crop
+        let bottom = Int((crop.y + crop.side).rounded(.down)) - 1
+        let x0 = max(0, Int(crop.x.rounded(.up))), x1 = min(first.width, Int((crop.x + crop.side).rounded(.down)))
+        guard bottom > 0, bottom < first.height - 1, x1 > x0 else { return first }
+        let hairAtEdge = (x0..<x1).filter { first.matte[bottom * first.width + $0] >= 0.5 }.count
+        guard Float(hairAtEdge) > Self.hairPastCropShare * Float(x1 - x0) else { return first }
+        var below = box
+        let shift = 0.75 * crop.side
+        below.top += shift
+        below.bottom += shift
+        let second = try parse(frame, box: below)
+        var out = first
+        for i in out.classes.indices where out.classes[i] == OwnHair.unknown && second.classes[i] != OwnHair.unknown {
+            out.classes[i] = second.classes[i]
+            out.matte[i] = second.matte[i]
+        }
+        return out
+    }
+
+    /// Every face's own hair in one frame, followed past its crop where it is long, merged (`OwnHair.merged`),
+    /// each parse timed as `.parse`.
     public func parse(_ frame: Frame, boxes: [FaceBox], timing: inout FrameTiming) throws -> OwnHair {
         var hair: OwnHair?
         for box in boxes {
-            let parsed = try timing.measure(.parse) { try parse(frame, box: box) }
+            let parsed = try timing.measure(.parse) { try parseFollowingHair(frame, box: box) }
             hair = hair.map { $0.merged(with: parsed) } ?? parsed
         }
         guard let hair else { throw CoifError.internalError("own hair: no face to parse") }
@@ -109,6 +139,15 @@ public struct OwnHair: Sendable {
     public var classes: [UInt8]
     /// The soft matte of hair (and hat), 0…1 per photo pixel.
     public var matte: [Float]
+
+    public init(width: Int, height: Int, crop: (x: Float, y: Float, side: Float), classes: [UInt8], matte: [Float]) {
+        precondition(classes.count == width * height && matte.count == width * height)
+        self.width = width
+        self.height = height
+        self.crop = crop
+        self.classes = classes
+        self.matte = matte
+    }
 
     /// The classes, as the network numbers them.
     public static let background: UInt8 = 0, skin: UInt8 = 1, hair: UInt8 = 17, hat: UInt8 = 18, unknown: UInt8 = 255
@@ -149,19 +188,118 @@ public enum HairPlate {
         return maxFilter(hair.matte, width: hair.width, height: hair.height, radius: radius)
     }
 
-    /// The plate: `frame`'s photo with `hair` removed, skin inside `headMask` (non-zero = the head's
-    /// silhouette), background elsewhere. Deterministic for a seed.
-    public static func fill(_ frame: Frame, hair: OwnHair, headMask: [UInt8], seed: UInt64) throws -> PixelImage {
+    /// The plate: `frame`'s photo with `hair` removed: skin inside each of `heads` (the person's face and
+    /// forehead, and the skull: Coif's head as posed and sized for that face, non-zero inside), background
+    /// elsewhere; never over their eyes and brows (landmarks) or what the parse calls
+    /// brows, eyes, glasses, ears, earrings, nose or mouth, where the own hair stays (a fringe over the eyes is
+    /// kept, not painted into an eyeless mask). `scalp`: how much of each pixel was filled on the heads'
+    /// hair-bearing scalp (the skull off the face and the forehead below the natural hairline), which the
+    /// composite covers with close-cropped hair; `skin`: how much of each pixel was filled with skin (where
+    /// the head's shading applies). Deterministic for a seed.
+    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, skull: [UInt8])], seed: UInt64) throws
+        -> (image: PixelImage, scalp: [Float], skin: [Float]) {
         let image = frame.image
-        precondition(headMask.count == image.width * image.height && hair.matte.count == headMask.count)
-        let remove = removal(hair)
+        let width = image.width, height = image.height
+        precondition(hair.matte.count == width * height && heads.allSatisfy { $0.skull.count == width * height })
+        // Skin, per head: the convex hull of its face (inside the jaw line, and the forehead) and its posed
+        // skull above eye level. Coif's skull alone, one fixed shape, cut vertical edges into a real face's
+        // cheeks and neck; cut at eye level it left a shelf beside the temples; the hull runs from the skull's
+        // side to the jaw in one smooth line, as a head's outline does.
+        var headMask = [UInt8](repeating: 0, count: width * height), bareMask = headMask
+        var featureTriangles: [Float] = []
+        for (person, skull) in heads {
+            let face = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
+            let above = HeadSilhouette.mask(width: width, height: height, triangles: person.skullTriangles)
+            var outline = face
+            for i in outline.indices where skull[i] != 0 && above[i] != 0 { outline[i] = 255 }
+            cv_fill_convex_hull(&outline, Int32(width), Int32(height))
+            for i in headMask.indices {
+                if outline[i] != 0 { headMask[i] = 255 }
+                if face[i] != 0 { bareMask[i] = 255 }
+            }
+            featureTriangles += person.featureTriangles
+        }
+        // The landmark windows are softened (cv_soften) so the kept fringe fades into the fill, not a block.
+        var protect = HeadSilhouette.mask(width: width, height: height, triangles: featureTriangles).map { Float($0) / 255 }
+        let reach = max(1, Int((hair.crop.side * 0.008).rounded()))
+        protect = maxFilter(protect, width: width, height: height, radius: reach)
+        cv_soften(&protect, Int32(width), Int32(height), Float(2 * reach))
+        for i in protect.indices where protectedClasses.contains(hair.classes[i]) { protect[i] = 1 }
+        var remove = removal(hair)
+        for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
         var out = [UInt8](repeating: 0, count: image.pixels.count)
+        var scalp = [Float](repeating: 0, count: width * height)
         let status = image.pixels.withUnsafeBufferPointer { rgb in
-            cv_hair_fill(rgb.baseAddress, Int32(image.width), Int32(image.height), hair.classes, remove, headMask, seed, &out)
+            cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask, seed, &out, &scalp)
         }
         guard status == 0 else { throw CoifError.internalError("own hair: the fill failed (\(status))") }
-        return PixelImage(width: image.width, height: image.height, channels: 3, pixels: out)
+        // Sideburns taper: the nearest head's (largest taper) over each scalp pixel.
+        for i in scalp.indices where scalp[i] > 0 {
+            let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            scalp[i] *= heads.map { $0.person.scalpTaper(p) }.max() ?? 1
+        }
+        // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
+        let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }
+        return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
     }
+
+    /// The cropped hair's texture over the scalp the plate filled (1 where `scalp` is 0), the product of two:
+    /// - the own hair's linear luminance relative to its mean there, to the power 0.4 (its light and shade
+    ///   kept, its long strands' highlights softened: cropped hair shows none);
+    /// - stubble: seeded value noise at about a 250th of the face's width, smeared along the direction short
+    ///   hair lies (away from the crown, a point 1.2 middle thirds above the brows; line-integral
+    ///   convolution over 3% of the face's width), at ±`stubbleContrast`. A flat tone reads as a cap; fine
+    ///   streaks along the skull read as hair.
+    /// Within 0.35…2.2. Deterministic for a seed.
+    public static func scalpTexture(_ image: PixelImage, scalp: [Float], heads: [PersonHead], seed: UInt64) -> [Float] {
+        precondition(image.channels == 3 && scalp.count == image.width * image.height)
+        let decode = (0..<256).map { i -> Float in
+            let c = Float(i) / 255
+            return c <= 0.04045 ? c / 12.92 : powf((c + 0.055) / 1.055, 2.4)
+        }
+        let width = image.width
+        var luminance = [Float](repeating: 0, count: scalp.count)
+        var sum: Float = 0, weight: Float = 0
+        for i in scalp.indices where scalp[i] > 0 {
+            let p = image.pixels
+            luminance[i] = 0.2126 * decode[Int(p[3 * i])] + 0.7152 * decode[Int(p[3 * i + 1])] + 0.0722 * decode[Int(p[3 * i + 2])]
+            sum += scalp[i] * luminance[i]
+            weight += scalp[i]
+        }
+        guard weight > 0, sum > 0, let largest = heads.max(by: { $0.halfWidth < $1.halfWidth }) else {
+            return [Float](repeating: 1, count: scalp.count)
+        }
+        let mean = sum / weight
+        let faceWidth = 2 * largest.halfWidth
+        let cell = max(1, faceWidth / 250), reach = max(2, 0.03 * faceWidth)
+        let noise = ValueNoise(seed: seed)
+        var out = [Float](repeating: 1, count: scalp.count)
+        for i in scalp.indices where scalp[i] > 0 {
+            let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            // The nearest head's crown sets the direction the hair lies in.
+            let head = heads.min { (($0.browCentre - p) * ($0.browCentre - p)).sum() < (($1.browCentre - p) * ($1.browCentre - p)).sum() }!
+            let crown = head.browCentre + head.up * (1.2 * head.middleThird)
+            var d = p - crown
+            let length = (d * d).sum().squareRoot()
+            d = length > 1e-3 ? d / length : head.up
+            var streak: Float = 0
+            for k in -3...3 {
+                let q = (p + d * (Float(k) / 3 * reach)) / cell
+                streak += noise(Vec3(q.x, q.y, 0))
+            }
+            streak = streak / 7 * 2 - 1   // about −0.5…0.5 after the averaging
+            let shade = powf(max(luminance[i], 1e-5) / mean, 0.4)
+            out[i] = min(max(shade * (1 + stubbleContrast * 2 * streak), 0.35), 2.2)
+        }
+        return out
+    }
+
+    /// The stubble's light and dark streaks, as a share of the cropped hair's tone.
+    public static let stubbleContrast: Float = 0.45
+
+    /// The parse's classes a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears (7, 8),
+    /// earrings (9), nose (10), mouth and lips (11–13).
+    public static let protectedClasses: Set<UInt8> = Set(2...13)
 
     /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
     static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {

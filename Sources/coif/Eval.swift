@@ -9,7 +9,7 @@ import Foundation
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self, EvalBelievable.self]
     )
 }
 
@@ -240,6 +240,56 @@ struct EvalReadsAsHair: ParsableCommand {
                     line += String(format: ", seed means %.1f–%.1f%%", 100 * summary.seedMeans.lowerBound, 100 * summary.seedMeans.upperBound)
                 }
                 print(line)
+            }
+        }
+    }
+}
+
+struct EvalBelievable: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "believable",
+        abstract: "Whether the whole head reads as the person wearing the style: bared scalp, the fill's halo and texture, hair, own hair left.",
+        discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the face and its forehead up to the natural hairline, per face-skin pixel), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). README: 'Believable on any photo'."
+    )
+    @Argument(help: "Photos (the largest face of each).")
+    var photos: [String]
+
+    @Option(help: "Comma-separated styles (default: buzz-cut,pixie,bob,long-wavy).")
+    var styles: String = "buzz-cut,pixie,bob,long-wavy"
+
+    @Option(help: "The new hair's colour.")
+    var color: HairColor = try! HairColor.parse("auburn")
+
+    @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
+    var imagesDirectory: String?
+
+    @Flag(help: "Print the rows as JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let engine = try TryOnEngine(logger: global.makeLogger())
+            let names = styles.split(separator: ",").map(String.init)
+            for name in names { _ = try engine.styles.resolve(name) }
+            if !json { print("photo                      style          scalp bared    halo  texture   hair  own hair left") }
+            let rows = try BelievableEvaluation.run(engine: engine, photos: photos, styles: names, color: color,
+                                                    outputDirectory: imagesDirectory) { r in
+                guard !json else { return }
+                print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %10.1f%% %7@ %8@ %5.1f%% %10.1f%%",
+                      100 * r.scalpBared, f(r.halo, "%.1f") as NSString, f(r.texture) as NSString, 100 * r.readsAsHair, 100 * r.ownHairLeft))
+            }
+            let summaries = names.compactMap { BelievableEvaluation.summary(rows, style: $0) }
+            if json {
+                struct Out: Encodable { var rows: [BelievableMeasurement]; var styles: [BelievableEvaluation.Summary] }
+                try printJSON(Out(rows: rows, styles: summaries))
+                return
+            }
+            for s in summaries {
+                print(padded(s.style, 14) + String(format: " cases %d: scalp bared median %.1f%% (worst %.1f%%, %d ≤ 3%%), halo median %@ (%d ≤ 8), texture median %@ (%d in 0.5–1.6), hair median %.1f%% (%d ≥ 80%%), own hair left median %.1f%% (%d ≤ 5%%)",
+                      s.cases, 100 * s.scalpBaredMedian, 100 * s.scalpBaredWorst, s.scalpMet, f(s.haloMedian, "%.1f") as NSString, s.haloMet,
+                      f(s.textureMedian) as NSString, s.textureMet, 100 * s.readsAsHairMedian, s.readsMet, 100 * s.ownHairLeftMedian, s.ownHairMet))
             }
         }
     }

@@ -65,7 +65,13 @@ final class CatalogTests: XCTestCase {
         var silhouettes: [(String, [Bool])] = []
         for entry in engine.styles.listing.map(\.style.entry) {
             var t = FrameTiming()
-            let result = try engine.render(analysis: analysis, style: entry.name, color: color, seed: 1, detail: 0.3, timing: &t)
+            // The style's own silhouette: rendered over the photo as it is, without the cropped scalp hair
+            // every style lays over the same photo's scalp when the own hair is removed (ScalpHair).
+            var job = TryOnJob(input: .frame(analysis.frame), style: entry.name, look: HairLook(color: color))
+            job.seed = 1
+            job.detail = 0.3
+            job.removesOwnHair = false
+            let result = try engine.render([analysis], job: job, timing: &t)
             let mask = result.images.matte.pixels.map { $0 >= 128 }
             XCTAssertGreaterThan(mask.filter { $0 }.count, 500, "\(entry.name): almost no hair drawn")
             silhouettes.append((entry.name, mask))

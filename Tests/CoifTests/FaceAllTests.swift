@@ -89,8 +89,17 @@ final class FaceAllTests: XCTestCase {
             XCTAssertGreaterThan(darker, 20, "face \(i): its hair casts no shadow on its skin")
         }
         // The largest face alone is the single-face render of it: same matte where the other head's hair is absent.
+        // (The new style's own hair: the cropped scalp hair follows each plate, which the other face's own hair
+        // changes, so it is left out of both.)
         let single = try engine.render(analysis: analyses[0], style: nil, color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
-        let left = meanMatte(single.images.matte, x0: 0, y0: 0, x1: 500, y1: 511), leftAll = meanMatte(result.images.matte, x0: 0, y0: 0, x1: 500, y1: 511)
+        var singleMatte = single.images.matte, allMatte = result.images.matte
+        let scalps = [single.analysis.scalpHair?.weights, result.analysis.scalpHair?.weights].compactMap { $0 }
+        for i in singleMatte.pixels.indices where scalps.contains(where: { $0[i] > 0.5 / 255 }) {
+            singleMatte.pixels[i] = 0
+            allMatte.pixels[i] = 0
+        }
+        let left = meanMatte(singleMatte, x0: 0, y0: 0, x1: 500, y1: 511), leftAll = meanMatte(allMatte, x0: 0, y0: 0, x1: 500, y1: 511)
+        XCTAssertGreaterThan(left, 0.002, "the largest face's own style shows")
         XCTAssertEqual(left, leftAll, accuracy: 0.002)
     }
 
@@ -109,14 +118,16 @@ final class FaceAllTests: XCTestCase {
         let all = try engine.render(analyses, job: job, timing: &timing)
         for (i, a) in analyses.enumerated() {
             let alone = try engine.render([a], job: job, timing: &timing)
-            let ownHair = try XCTUnwrap(alone.ownHair).matte
+            // Where the plate filled skin (the hair-bearing scalp is drawn as cropped hair, the rest of the old
+            // hair as background: neither is shaded as skin).
+            let filled = try XCTUnwrap(alone.analysis.filledSkin)
             let box = a.chosen.box
             var count = 0, difference = 0.0, shading = 0.0
             // The face's box and as much again above it: forehead and crown.
             for y in max(Int(box.top - box.height), 0)..<min(Int(box.bottom), all.images.matte.height) {
                 for x in max(Int(box.left), 0)..<min(Int(box.right), all.images.matte.width) {
                     let p = y * all.images.matte.width + x
-                    guard all.images.matte.pixels[p] == 0, alone.images.matte.pixels[p] == 0, ownHair[p] > 0.9 else { continue }
+                    guard all.images.matte.pixels[p] == 0, alone.images.matte.pixels[p] == 0, filled[p] > 0.9 else { continue }
                     let platesAll = Double(all.plate!.pixels[p * 3 + 1]), plateAlone = Double(alone.plate!.pixels[p * 3 + 1])
                     guard platesAll > 60, plateAlone > 60 else { continue }
                     let ratioAll = Double(all.images.composite.pixels[p * 3 + 1]) / platesAll
@@ -128,7 +139,8 @@ final class FaceAllTests: XCTestCase {
             }
             print(String(format: "FaceAllTests: face %d: %d filled pixels off the hair; |all − alone| %.4f, |alone − 1| %.4f",
                          i, count, difference / Double(max(count, 1)), shading / Double(max(count, 1))))
-            XCTAssertGreaterThan(count, 50, "face \(i): no filled skin shows off the new hair")
+            // Few: the buzz-cut and the cropped scalp hair under it cover most of what was hair (face 0: 14 px).
+            XCTAssertGreaterThan(count, 10, "face \(i): no filled skin shows off the new hair")
             XCTAssertGreaterThan(shading / Double(count), 0.03, "face \(i): alone, its filled skin is shaded")
             XCTAssertLessThan(difference / Double(count), shading / Double(count) / 3, "face \(i): with every face, its filled skin is shaded as alone")
         }

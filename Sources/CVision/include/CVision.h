@@ -212,9 +212,11 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 
 // The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, by
 // background elsewhere, each continued from its own visible class (classes[] at photo resolution), with
-// grain seeded by `seed`. out_rgb[width*height*3]. 0 = ok.
+// grain seeded by `seed`. out_rgb[width*height*3]. bare[] (non-zero: face, forehead, neck) marks the head's
+// bare skin; out_scalp[width*height] (may be NULL) receives, 0..1, how much of each pixel was filled on the
+// hair-bearing scalp (head off bare), softened. 0 = ok.
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-                     const uint8_t *head, uint64_t seed, uint8_t *out_rgb);
+                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp);
 
 // The hair (matte 0..1) recoloured toward a linear RGB target in linear light, its texture kept as
 // luminance relative to its mean; pixels where matte is 0 keep their bytes. out_rgb[width*height*3]. 0 = ok.
@@ -223,6 +225,21 @@ int32_t cv_hair_recolor(const uint8_t *rgb, int32_t width, int32_t height, const
 
 // Fills triangles (xy: 6 floats each, photo pixels) into an 8-bit mask with 255: the head's silhouette.
 void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float *xy, int32_t triangle_count);
+
+// How a fill sits in the background around it (fill_judge.cpp). Masks (non-zero = in): fill_mask the filled
+// region judged, removed_mask all that was removed, source_mask the untouched background; the ring is the source
+// between inner_px from the removed region and outer_px from the fill. sigma: the local averaging's scale (px).
+// out[4]: the mean CIE76 difference of the two local means over the fill the ring reaches, the fill's Laplacian
+// energy (L*) over the ring's, the fill's and the ring's pixel counts (0 for the first two when either is
+// empty). 0 = ok.
+int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *fill_mask, const uint8_t *removed_mask,
+                      const uint8_t *source_mask, int32_t inner_px, int32_t outer_px, float sigma, double *out);
+
+// mask (non-zero = in) replaced, in place, by the filled convex hull of its non-zero pixels.
+void cv_fill_convex_hull(uint8_t *mask, int32_t width, int32_t height);
+
+// values blurred in place by a Gaussian of sigma px (edges repeated).
+void cv_soften(float *values, int32_t width, int32_t height, float sigma);
 
 // out[i] = the largest of values over the (2·radius+1)² square around i (edges repeated).
 void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t radius, float *out);

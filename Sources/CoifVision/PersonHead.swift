@@ -1,0 +1,190 @@
+// PersonHead: the person's own face in the photo, from the 68 landmarks alone, in the face's own frame (the
+// eye line across, its perpendicular up, so a rolled face is handled): the face inside its jaw line, the
+// forehead up to a natural hairline set by the facial thirds (brows to hairline ≈ 1.1 × brows to the nose's
+// base), the brows and eyes. Coif's posed 3D head is one fixed shape scaled to the person: right for the
+// skull the new hair sits on, wrong for the jaw and cheeks, which this follows. The plate fills skin inside
+// the face and the posed skull above the nose's base, and what a judge calls "bared scalp" is measured
+// against this forehead. Limit: 2D, so a face turned far keeps its jaw line but not its cheek's depth.
+import CVision
+import CoifCore
+import Foundation
+
+public struct PersonHead: Sendable {
+    /// Unit vectors in the image: across the face (the subject's right eye to left eye) and up the face.
+    public let across: Vec2
+    public let up: Vec2
+    /// The brows' centre (landmarks 17–26), the frame's origin.
+    public let browCentre: Vec2
+    /// Half the face's width along `across` (jaw points 0 and 16), px.
+    public let halfWidth: Float
+    /// The jaw's centre along `across` from the brow centre, px (a turned face's jaw sits off the brows).
+    public let centreAcross: Float
+    /// The brows to the nose's base (landmark 33), px along `up`: the face's middle third.
+    public let middleThird: Float
+    /// The jaw line, 0…16, image px.
+    public let jaw: [Vec2]
+    /// The brows (17–21, 22–26) and eyes (36–41, 42–47), image px: what a fill must never paint over.
+    public let features: [[Vec2]]
+
+    /// How far the face's outline lies beyond its jaw landmarks, as a share of their distance from the face's
+    /// middle (by eye on the shared portraits: 4–8%): what a judge allows as the face's own skin.
+    public static let contourMargin: Float = 0.06
+    /// The plate's, smaller: skin it fills past the real cheek widens the face; background it fills inside
+    /// the cheek is covered by the photo's own cheek, which the removal leaves.
+    public static let plateContourMargin: Float = 0.02
+    /// The forehead's width at the brows over the face's (the temples sit inside the jaw's top points).
+    public static let foreheadWidthRatio: Float = 0.95
+    /// The natural hairline's height above the brows: the upper third ≈ 1.1 × the middle third.
+    public static let upperThirdRatio: Float = 1.1
+
+    /// nil for a degenerate set of points (coincident eyes or jaw ends).
+    public init?(landmarks p: [Vec2]) {
+        guard p.count == 68 else { return nil }
+        let eyes = Landmarks68.eyeCentres(p)
+        let d = eyes.left - eyes.right
+        let length = (d * d).sum().squareRoot()
+        guard length > 1 else { return nil }
+        across = d / length
+        // Image y points down: the face's up is the eye line turned a quarter toward −y.
+        up = Vec2(across.y, -across.x)
+        browCentre = p[17...26].reduce(Vec2(), +) / 10
+        let left = ((p[0] - browCentre) * across).sum(), right = ((p[16] - browCentre) * across).sum()
+        halfWidth = abs(right - left) / 2
+        centreAcross = (left + right) / 2
+        middleThird = max(((browCentre - p[33]) * up).sum(), 1)
+        jaw = Array(p[0...16])
+        hairlineHeight = Self.upperThirdRatio * middleThird
+        features = [Array(p[17...21]), Array(p[22...26]), Array(p[36...41]), Array(p[42...47])]
+        guard halfWidth > 1 else { return nil }
+    }
+
+    /// A point's coordinates in the face's frame: along `across` from the jaw's centre, and up from the brows.
+    public func local(_ point: Vec2) -> (across: Float, up: Float) {
+        let d = point - browCentre
+        return ((d * across).sum() - centreAcross, (d * up).sum())
+    }
+
+    /// The image point at face-frame coordinates.
+    public func image(across a: Float, up u: Float) -> Vec2 { browCentre + across * (a + centreAcross) + up * u }
+
+    /// The hairline's height above the brows (px): the facial thirds' prior, or the person's own where
+    /// `fittingHairline` found it lower.
+    public private(set) var hairlineHeight: Float = 0
+
+    /// Columns across the forehead (shares of its half-width) where the person's own hairline is looked for.
+    public static let hairlineColumns: [Float] = [-0.5, -0.25, 0, 0.25, 0.5]
+    /// Hair found lower than this share of the middle third above the brows is a fringe hiding the hairline.
+    public static let fringeBelow: Float = 0.4
+
+    /// This head with its hairline at the person's own, where the own hair's `matte` (photo-sized, 0…1) shows
+    /// it: in each of `hairlineColumns`, walking up from the brows, the first pixel of hair (matte ≥ 0.5); the
+    /// median over the columns that find one above `fringeBelow`. A fringe (hair lower than that in most
+    /// columns), no hair found, or a hairline above the facial thirds' keeps the thirds' prior: the forehead
+    /// the plate leaves bare is never taller than a face's upper third.
+    public func fittingHairline(matte: [Float], width: Int, height: Int) -> PersonHead {
+        precondition(matte.count == width * height)
+        var found: [Float] = []
+        var fringe = 0
+        let prior = Self.upperThirdRatio * middleThird
+        for c in Self.hairlineColumns {
+            let across = c * Self.foreheadWidthRatio * halfWidth
+            var t: Float = 0
+            while t <= prior * 1.3 {
+                let p = image(across: across, up: t)
+                let x = Int(p.x), y = Int(p.y)
+                guard x >= 0, y >= 0, x < width, y < height else { break }
+                if matte[y * width + x] >= 0.5 {
+                    if t < Self.fringeBelow * middleThird { fringe += 1 } else { found.append(t) }
+                    break
+                }
+                t += 1
+            }
+        }
+        var out = self
+        guard fringe * 2 < Self.hairlineColumns.count, !found.isEmpty else { return out }
+        out.hairlineHeight = min(found.sorted()[found.count / 2], prior)
+        return out
+    }
+
+    /// The face as triangles (6 floats each, image px): inside its jaw line (a fan around the jaw's points,
+    /// closed along the brow line) and the forehead, a half-ellipse up to the natural hairline; both grown by
+    /// `contourMargin`.
+    public var faceTriangles: [Float] { faceTriangles(margin: Self.contourMargin) }
+
+    /// The face's triangles with its jaw grown by `margin` (a share of each point's distance from the face's
+    /// middle) instead of `contourMargin`.
+    public func faceTriangles(margin: Float) -> [Float] {
+        var out: [Float] = []
+        func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
+        let hub = image(across: 0, up: -middleThird)
+        // The jaw's points lie on the face's contour as dlib and the mesh fit it, a little inside the cheek's
+        // silhouette: grown from the hub by `contourMargin` they reach the face's real edge.
+        let grow = 1 + margin
+        let edge = jaw.map { hub + ($0 - hub) * grow }
+        let w = halfWidth * grow
+        for i in 0..<16 { triangle(hub, edge[i], edge[i + 1]) }
+        triangle(hub, edge[16], image(across: w, up: 0))
+        triangle(hub, image(across: w, up: 0), image(across: -w, up: 0))
+        triangle(hub, image(across: -w, up: 0), edge[0])
+        // The forehead: a half-ellipse over the brow line, as wide as the temples there (0.95 of the face) and
+        // as high as the natural hairline, so it narrows toward the hairline as a forehead does.
+        let h = hairlineHeight, a = Self.foreheadWidthRatio * w
+        let base = image(across: 0, up: 0)
+        let steps = 24
+        for k in 0..<steps {
+            let t0 = Float(k) / Float(steps) * .pi, t1 = Float(k + 1) / Float(steps) * .pi
+            triangle(base, image(across: a * cosf(t0), up: h * sinf(t0)), image(across: a * cosf(t1), up: h * sinf(t1)))
+        }
+        return out
+    }
+
+    /// Everything above `skullCutUp` (a share of the middle third, from the brows) in the face's frame, as a
+    /// quad far wider and taller than the head: the part of a head silhouette that is skull, not the jaw,
+    /// cheeks and neck (which the face's own outline gives).
+    public var skullTriangles: [Float] {
+        let reach = 20 * halfWidth, cut = Self.skullCutUp * middleThird
+        let a = image(across: -reach, up: cut), b = image(across: reach, up: cut)
+        let c = image(across: reach, up: reach), d = image(across: -reach, up: reach)
+        return [a.x, a.y, b.x, b.y, c.x, c.y, a.x, a.y, c.x, c.y, d.x, d.y]
+    }
+    /// Eye level: below it, beside the cheeks, are the ears and what is behind the head.
+    public static let skullCutUp: Float = -0.4
+
+    /// How much hair the scalp carries at `point`, 0…1: none below the skull's cut, rising to full a fifth of
+    /// the middle third above the brows, so the cropped hair beside the temples tapers like sideburns instead
+    /// of ending in a block.
+    public func scalpTaper(_ point: Vec2) -> Float {
+        let u = local(point).up / middleThird
+        let t = (u - Self.skullCutUp) / (0.2 - Self.skullCutUp)
+        return min(max(t, 0), 1)
+    }
+
+    /// The brows and eyes as triangles: each brow a band along its points, 0.14 of the face's half-width
+    /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.8
+    /// times (the lids and lashes).
+    public var featureTriangles: [Float] {
+        var out: [Float] = []
+        func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
+        let thickness = 0.14 * halfWidth
+        for brow in features[0...1] {
+            for i in 0..<(brow.count - 1) {
+                let a0 = brow[i] - up * thickness, a1 = brow[i] + up * thickness
+                let b0 = brow[i + 1] - up * thickness, b1 = brow[i + 1] + up * thickness
+                triangle(a0, b0, b1)
+                triangle(a0, b1, a1)
+            }
+        }
+        for eye in features[2...3] {
+            let centre = eye.reduce(Vec2(), +) / Float(eye.count)
+            for i in 0..<eye.count {
+                triangle(centre, centre + (eye[i] - centre) * 1.8, centre + (eye[(i + 1) % eye.count] - centre) * 1.8)
+            }
+        }
+        return out
+    }
+
+    /// The face and forehead (`faceTriangles`) as a width×height mask (255 inside).
+    public func faceMask(width: Int, height: Int, margin: Float = PersonHead.contourMargin) -> [UInt8] {
+        HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin))
+    }
+}
