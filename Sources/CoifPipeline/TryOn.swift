@@ -389,7 +389,7 @@ public final class TryOnEngine {
                 return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
                                             lightLeft: shadowed ? skinLight : nil,
                                             filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil,
-                                            scalpHair: job.removesOwnHair ? first.scalpHair : nil)
+                                            scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
@@ -463,10 +463,18 @@ public final class TryOnEngine {
             // G already holds each face's shading over its own skin's mean: the scale is 1.
             let filledSkin = job.removesOwnHair ? first.filledSkin.map { FilledSkinShading(weights: $0, scale: 1) } : nil
             return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                        lightLeft: lightLeft, filledSkin: filledSkin, scalpHair: job.removesOwnHair ? first.scalpHair : nil)
+                                        lightLeft: lightLeft, filledSkin: filledSkin,
+                                        scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    /// The analysis's cropped scalp hair as `style` wears it: stubble under a style with shaved sides.
+    private func scalpHair(_ analysis: PhotoAnalysis, style: Style) -> ScalpHair? {
+        guard var scalp = analysis.scalpHair else { return nil }
+        if style.entry.tags.contains(ScalpHair.shavedSidesTag) { scalp.density = ScalpHair.stubbleDensity }
+        return scalp
     }
 
     /// The plate with the own hair put back where the new hair covers it densely (`CoveredOwnHair`): only what

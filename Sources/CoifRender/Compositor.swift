@@ -43,6 +43,13 @@ public struct ScalpHair: Sendable {
     public var texture: [Float]
     /// The box of the pixels with weight (nil: none), which the hair's region must hold.
     public var bounds: PixelRect?
+    /// How densely the crop covers the scalp: 1 for a style over a full head of hair; `stubbleDensity` for
+    /// one designed to show scalp (the catalog tag `shaved-sides`: the mohawk), whose sides show shaded
+    /// scalp with stubble, not flat skin and not a crop.
+    public var density: Float = 1
+    public static let stubbleDensity: Float = 0.35
+    /// The catalog tag of styles whose sides are shaved.
+    public static let shavedSidesTag = "shaved-sides"
     public init(weights: [Float], texture: [Float], width: Int) {
         precondition(weights.count == texture.count && width > 0 && weights.count % width == 0)
         self.weights = weights
@@ -105,6 +112,7 @@ public struct Compositor: Sendable {
             }
         }
         let scalpWeights = solid > 0 ? scalpHair!.weights : []
+        let scalpDensity = min(max(scalpHair?.density ?? 1, 0), 1)
         let scalpTexture = solid > 0 ? scalpHair!.texture : []
         if solid > 0 { for c in 0..<3 { cropped[c] *= ScalpHair.shade / solid } }
         decodeTable.withUnsafeBufferPointer { table in
@@ -130,7 +138,7 @@ public struct Compositor: Sendable {
                                             // where its shadow is invisible too, the photo's bytes are kept.
                                             // The cropped scalp hair lies under the new hair, in the same layer:
                                             // the new hair over it, premultiplied.
-                                            let scalpWeight = scalp.isEmpty ? 0 : min(scalp[i], 1)
+                                            let scalpWeight = scalp.isEmpty ? 0 : min(scalp[i], 1) * scalpDensity
                                             let layerAlpha = min(max(rgba[l * 4 + 3], 0), 1)
                                             let alpha = layerAlpha + (1 - layerAlpha) * scalpWeight
                                             let seen = alpha >= 0.5 / 255

@@ -146,20 +146,25 @@ struct EvalRobustness: ParsableCommand {
     }
 }
 
+/// The photos an output-judging evaluation (own-hair, reads-as-hair, believable) renders, and the new colour.
+struct JudgedPhotos: ParsableArguments {
+    @Argument(help: "Photos (the largest face of each).")
+    var photos: [String]
+
+    @Option(help: "The new hair's colour.")
+    var color: HairColor = try! HairColor.parse("auburn")
+}
+
 struct EvalOwnHair: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "own-hair",
         abstract: "How much of the own hair a try-on leaves showing, as the face-parsing network sees the output.",
         discussion: "Per photo and style: of the own hair the new style does not cover, the share the network labels hair or hat in the composite with the own hair kept (--keep-own-hair) and removed (the default), and what the removed region reads as instead."
     )
-    @Argument(help: "Photos (the largest face of each).")
-    var photos: [String]
+    @OptionGroup var judged: JudgedPhotos
 
     @Option(help: "Comma-separated styles.")
     var styles: String = "pixie,buzz-cut,bob"
-
-    @Option(help: "The new hair's colour.")
-    var color: HairColor = try! HairColor.parse("auburn")
 
     @Flag(help: "Print the rows as JSON.")
     var json = false
@@ -171,7 +176,7 @@ struct EvalOwnHair: ParsableCommand {
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.split(separator: ",").map(String.init)
             if !json { print("photo                      style       uncovered px   hair/hat kept   hair/hat removed   → background   → skin   parse ms  plate ms") }
-            let rows = try OwnHairEvaluation.run(engine: engine, photos: photos, styles: names, color: color) { r in
+            let rows = try OwnHairEvaluation.run(engine: engine, photos: judged.photos, styles: names, color: judged.color) { r in
                 guard !json else { return }
                 print(padded(r.photo, 26) + " " + padded(r.style, 11) + String(format: " %12d %14.1f%% %17.1f%% %13.1f%% %7.1f%% %9.1f %9.1f",
                       r.uncoveredPixels, 100 * r.labelledHairKept, 100 * r.labelledHairRemoved, 100 * r.removedAsBackground,
@@ -194,14 +199,10 @@ struct EvalReadsAsHair: ParsableCommand {
         abstract: "Whether the new hair reads as hair, as the face-parsing network sees the output.",
         discussion: "Per photo and style (own hair removed): of the pixels the new style covers (its matte >= 0.5), the share the network labels hair, hat, background and skin in the composite."
     )
-    @Argument(help: "Photos (the largest face of each).")
-    var photos: [String]
+    @OptionGroup var judged: JudgedPhotos
 
     @Option(help: "Comma-separated styles (default: every catalog style).")
     var styles: String?
-
-    @Option(help: "The new hair's colour.")
-    var color: HairColor = try! HairColor.parse("auburn")
 
     @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
     var imagesDirectory: String?
@@ -221,7 +222,7 @@ struct EvalReadsAsHair: ParsableCommand {
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.map { $0.split(separator: ",").map(String.init) } ?? engine.styles.names
             if !json { print("photo                      style           hair px    hair      hat   backgr.    skin   head  lens") }
-            let rows = try ReadsAsHairEvaluation.run(engine: engine, photos: photos, styles: names, color: color,
+            let rows = try ReadsAsHairEvaluation.run(engine: engine, photos: judged.photos, styles: names, color: judged.color,
                                                      seeds: (1...UInt64(seeds)).map { $0 }, outputDirectory: imagesDirectory) { r in
                 guard !json else { return }
                 print(padded(r.photo, 26) + " " + padded(r.style + (seeds > 1 ? " s\(r.seed)" : ""), 14)
@@ -251,14 +252,10 @@ struct EvalBelievable: ParsableCommand {
         abstract: "Whether the whole head reads as the person wearing the style: bared scalp, the fill's halo and texture, hair, own hair left.",
         discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the face and its forehead up to the natural hairline, per face-skin pixel), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). README: 'Believable on any photo'."
     )
-    @Argument(help: "Photos (the largest face of each).")
-    var photos: [String]
+    @OptionGroup var judged: JudgedPhotos
 
     @Option(help: "Comma-separated styles (default: buzz-cut,pixie,bob,long-wavy).")
     var styles: String = "buzz-cut,pixie,bob,long-wavy"
-
-    @Option(help: "The new hair's colour.")
-    var color: HairColor = try! HairColor.parse("auburn")
 
     @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
     var imagesDirectory: String?
@@ -274,7 +271,7 @@ struct EvalBelievable: ParsableCommand {
             let names = styles.split(separator: ",").map(String.init)
             for name in names { _ = try engine.styles.resolve(name) }
             if !json { print("photo                      style          scalp bared    halo  texture   hair  own hair left") }
-            let rows = try BelievableEvaluation.run(engine: engine, photos: photos, styles: names, color: color,
+            let rows = try BelievableEvaluation.run(engine: engine, photos: judged.photos, styles: names, color: judged.color,
                                                     outputDirectory: imagesDirectory) { r in
                 guard !json else { return }
                 print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %10.1f%% %7@ %8@ %5.1f%% %10.1f%%",
