@@ -159,13 +159,13 @@ public struct PersonHead: Sendable {
         return min(max(t, 0), 1)
     }
 
-    /// The brows and eyes as triangles: each brow a band along its points, 0.14 of the face's half-width
-    /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.8
+    /// The brows and eyes as triangles: each brow a band along its points, 0.08 of the face's half-width
+    /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.4
     /// times (the lids and lashes).
     public var featureTriangles: [Float] {
         var out: [Float] = []
         func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
-        let thickness = 0.14 * halfWidth
+        let thickness = 0.08 * halfWidth
         for brow in features[0...1] {
             for i in 0..<(brow.count - 1) {
                 let a0 = brow[i] - up * thickness, a1 = brow[i] + up * thickness
@@ -177,7 +177,7 @@ public struct PersonHead: Sendable {
         for eye in features[2...3] {
             let centre = eye.reduce(Vec2(), +) / Float(eye.count)
             for i in 0..<eye.count {
-                triangle(centre, centre + (eye[i] - centre) * 1.8, centre + (eye[(i + 1) % eye.count] - centre) * 1.8)
+                triangle(centre, centre + (eye[i] - centre) * 1.4, centre + (eye[(i + 1) % eye.count] - centre) * 1.4)
             }
         }
         return out
