@@ -69,8 +69,10 @@ inline float gauss(uint64_t x, uint64_t y, uint64_t seed) {
 // harmonic, so it continues a linear gradient across the hole and meets the rim's colour at the rim. Run at
 // every level of the push, a few sweeps each suffice (the coarser level already holds the low frequencies).
 // In place, in a fixed order: deterministic.
-void relaxMembrane(cv::Mat &out, const cv::Mat &sums, const cv::Mat &weights) {
-    constexpr int kSweeps = 10;
+void relaxMembrane(cv::Mat &out, const cv::Mat &sums, const cv::Mat &weights, int level) {
+    // Coarse levels carry the low frequencies, which relax slowly: most sweeps there; the finest two levels
+    // only smooth what the upsampling left (and cost four and sixteen times a coarse level's pixels).
+    const int kSweeps = level == 0 ? 2 : level == 1 ? 4 : 10;
     const int rows = out.rows, cols = out.cols;
     if (rows < 3 || cols < 3) return;
     for (int sweep = 0; sweep < kSweeps; ++sweep) {
@@ -144,7 +146,7 @@ cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
                 orow[x] = known * k + ur[x] * (1 - k);
             }
         }
-        relaxMembrane(out, s, w);
+        relaxMembrane(out, s, w, level);
         filled = out;
     }
     return filled;

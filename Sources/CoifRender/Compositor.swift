@@ -189,16 +189,24 @@ public enum CoveredOwnHair {
                                scratch: inout [Float]) -> PixelImage {
         precondition(plate.width == photo.width && plate.height == photo.height && plate.channels == 3 && photo.channels == 3)
         precondition(rect.width == layer.width && rect.height == layer.height)
-        var coverage = HairLayer(width: layer.width, height: layer.height)
-        for p in 0..<(layer.width * layer.height) {
-            let a = min(max(layer.rgba[p * 4 + 3], 0), 1)
-            coverage.rgba[p * 4 + 3] = a
+        // The coverage alone (one channel, not the layer's four), blurred by three box passes each way (a
+        // Gaussian of σ within a few per cent, at a cost that does not grow with σ: running sums).
+        let width = layer.width, height = layer.height, count = width * height
+        var coverage = [Float](repeating: 0, count: count)
+        for p in 0..<count { coverage[p] = min(max(layer.rgba[p * 4 + 3], 0), 1) }
+        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+        // Three boxes of width w have σ² = 3(w² − 1)/12.
+        let radius = Int(((4 * sigmaPx * sigmaPx + 1).squareRoot() - 1) / 2 + 0.5)
+        if radius > 0 {
+            for _ in 0..<3 {
+                boxPass(&coverage, into: &scratch, lines: height, length: width, step: 1, stride: width, radius: radius)
+                boxPass(&scratch, into: &coverage, lines: width, length: height, step: width, stride: 1, radius: radius)
+            }
         }
-        coverage.blur(sigmaPx: sigmaPx, scratch: &scratch)
         var out = plate
         for row in 0..<rect.height {
             for column in 0..<rect.width {
-                let t = (coverage.rgba[(row * rect.width + column) * 4 + 3] - coverageLow) / (coverageHigh - coverageLow)
+                let t = (coverage[row * rect.width + column] - coverageLow) / (coverageHigh - coverageLow)
                 guard t > 0 else { continue }
                 let keep = t >= 1 ? 1 : t * t * (3 - 2 * t)
                 let i = ((rect.y + row) * plate.width + rect.x + column) * 3
@@ -209,5 +217,26 @@ public enum CoveredOwnHair {
             }
         }
         return out
+    }
+
+    /// A box mean of `radius` along each of `lines` lines of `length` samples (`step` apart; lines `stride`
+    /// apart), edges repeated, by a running sum.
+    static func boxPass(_ source: inout [Float], into output: inout [Float], lines: Int, length: Int, step: Int, stride: Int,
+                        radius: Int) {
+        let scale = 1 / Float(2 * radius + 1)
+        source.withUnsafeBufferPointer { src in
+            output.withUnsafeMutableBufferPointer { out in
+                for line in 0..<lines {
+                    let base = line * stride
+                    @inline(__always) func at(_ i: Int) -> Float { src[base + min(max(i, 0), length - 1) * step] }
+                    var sum: Float = 0
+                    for i in -radius...radius { sum += at(i) }
+                    for i in 0..<length {
+                        out[base + i * step] = sum * scale
+                        sum += at(i + radius + 1) - at(i - radius)
+                    }
+                }
+            }
+        }
     }
 }

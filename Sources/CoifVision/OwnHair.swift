@@ -233,10 +233,10 @@ public enum HairPlate {
             cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask, seed, &out, &scalp)
         }
         guard status == 0 else { throw CoifError.internalError("own hair: the fill failed (\(status))") }
-        // Sideburns taper: the nearest head's (largest taper) over each scalp pixel.
+        // Sideburns taper: the most any head allows over each scalp pixel.
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
-            scalp[i] *= heads.map { $0.person.scalpTaper(p) }.max() ?? 1
+            scalp[i] *= heads.reduce(0) { max($0, $1.person.scalpTaper(p)) }
         }
         // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
         let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }
@@ -272,7 +272,29 @@ public enum HairPlate {
         let mean = sum / weight
         let faceWidth = 2 * largest.halfWidth
         let cell = max(1, faceWidth / 250), reach = max(2, 0.03 * faceWidth)
+        // The noise's lattice values over the scalp's box (and the streaks' reach), once: sampled below with
+        // ValueNoise's own smoothstep blend in the z = 0 plane, so each sample is 4 table reads, not 8 seeded
+        // draws.
         let noise = ValueNoise(seed: seed)
+        var low = (x: Int.max, y: Int.max), high = (x: Int.min, y: Int.min)
+        for i in scalp.indices where scalp[i] > 0 {
+            low = (min(low.x, i % width), min(low.y, i / width))
+            high = (max(high.x, i % width), max(high.y, i / width))
+        }
+        let g0x = Int(((Float(low.x) - reach) / cell).rounded(.down)) - 1, g0y = Int(((Float(low.y) - reach) / cell).rounded(.down)) - 1
+        let g1x = Int(((Float(high.x) + 1 + reach) / cell).rounded(.up)) + 1, g1y = Int(((Float(high.y) + 1 + reach) / cell).rounded(.up)) + 1
+        let gw = g1x - g0x + 1
+        var lattice = [Float](repeating: 0, count: gw * (g1y - g0y + 1))
+        for gy in g0y...g1y { for gx in g0x...g1x { lattice[(gy - g0y) * gw + gx - g0x] = noise(Vec3(Float(gx), Float(gy), 0)) } }
+        func sample(_ q: Vec2) -> Float {
+            let cx = Int(q.x.rounded(.down)), cy = Int(q.y.rounded(.down))
+            var fx = q.x - Float(cx), fy = q.y - Float(cy)
+            fx = fx * fx * (3 - 2 * fx)
+            fy = fy * fy * (3 - 2 * fy)
+            let x = min(max(cx - g0x, 0), gw - 2), y = min(max(cy - g0y, 0), g1y - g0y - 1)
+            let a = lattice[y * gw + x], b = lattice[y * gw + x + 1], c = lattice[(y + 1) * gw + x], d = lattice[(y + 1) * gw + x + 1]
+            return (a + (b - a) * fx) + ((c + (d - c) * fx) - (a + (b - a) * fx)) * fy
+        }
         var out = [Float](repeating: 1, count: scalp.count)
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
@@ -285,7 +307,7 @@ public enum HairPlate {
             var streak: Float = 0
             for k in -3...3 {
                 let q = (p + d * (Float(k) / 3 * reach)) / cell
-                streak += noise(Vec3(q.x, q.y, 0))
+                streak += sample(Vec2(q.x, q.y))
             }
             streak = streak / 7 * 2 - 1   // about −0.5…0.5 after the averaging
             let shade = powf(max(luminance[i], 1e-5) / mean, 0.4)
