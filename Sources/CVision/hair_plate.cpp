@@ -2,12 +2,12 @@
 //  - cv_parse_to_photo: the parse (classes, hair probability) resampled from its square crop onto the photo;
 //    the probability refined into a soft matte by a guided filter (He et al. 2013, OpenCV ximgproc) with the
 //    photo as guide, so the matte's edge follows the photo's own edges: wisps fade rather than step.
-//  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the person's head (face,
-//    cranium, neck) the hair is replaced by skin continued from the visible skin and neck; outside it by
-//    background continued from the visible background; each from its own sources only (so no hair colour
-//    smears in), by pull-push interpolation (Gortler et al. 1996), plus grain matched to the sources' noise,
-//    blended by the removal weight. It also reports where it filled the hair-bearing scalp (the head off the
-//    bare face and neck), which the composite draws as close-cropped hair, not skin.
+//  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the person's head (face and
+//    skull) the hair is replaced by skin continued from the visible skin and neck; outside it by what shows
+//    beside it (background, neck, cloth); each from its own sources only (so no hair colour smears in), by
+//    pull-push interpolation (Gortler et al. 1996) refined by membrane sweeps, plus grain matched to the
+//    sources' noise, blended by the removal weight. It also reports where it filled the hair-bearing scalp
+//    (the head off the bare face and forehead), which the composite draws as close-cropped hair, not skin.
 //  - cv_hair_recolor: the own hair recoloured in linear light, texture kept as relative luminance.
 // Deterministic: no threads race on a value, the grain is a hash of the pixel and a seed.
 #include "CVision.h"
@@ -90,6 +90,29 @@ void relaxMembrane(cv::Mat &out, const cv::Mat &sums, const cv::Mat &weights, in
             }
         }
     }
+}
+
+// The per-channel median of the pixels of `linear` (CV_32FC3) that `take(x, y)` selects; false when none is.
+template <typename Take> bool medianColour(const cv::Mat &linear, Take take, cv::Vec3f &median) {
+    std::vector<float> channel[3];
+    for (int y = 0; y < linear.rows; ++y) {
+        const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < linear.cols; ++x)
+            if (take(x, y)) for (int c = 0; c < 3; ++c) channel[c].push_back(l[x][c]);
+    }
+    if (channel[0].empty()) return false;
+    for (int c = 0; c < 3; ++c) {
+        std::nth_element(channel[c].begin(), channel[c].begin() + channel[c].size() / 2, channel[c].end());
+        median[c] = channel[c][channel[c].size() / 2];
+    }
+    return true;
+}
+
+// Whether every channel of `colour` lies within [low·of − slackLow, high·of + slackHigh].
+inline bool withinBand(const cv::Vec3f &colour, const cv::Vec3f &of, float low, float slackLow, float high, float slackHigh) {
+    for (int c = 0; c < 3; ++c)
+        if (colour[c] < low * of[c] - slackLow || colour[c] > high * of[c] + slackHigh) return false;
+    return true;
 }
 
 // Pull-push: fills every pixel of `value` (CV_32FC3) whose `weight` (CV_32F, 0..1) is below 1 from the
@@ -308,61 +331,29 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
         // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
         // the median skin pixel's.
-        if (cv::countNonZero(skinSource) > 0) {
-            std::vector<float> channel[3];
-            for (int y = 0; y < box.height; ++y) {
-                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                const uint8_t *s = skinSource.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x)
-                    if (s[x]) for (int c = 0; c < 3; ++c) channel[c].push_back(l[x][c]);
-            }
-            cv::Vec3f median;
-            for (int c = 0; c < 3; ++c) {
-                std::nth_element(channel[c].begin(), channel[c].begin() + channel[c].size() / 2, channel[c].end());
-                median[c] = channel[c][channel[c].size() / 2];
-            }
+        cv::Vec3f skinMedian;
+        if (medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian)) {
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
                 uint8_t *s = skinSource.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x) {
-                    if (!s[x]) continue;
-                    for (int c = 0; c < 3; ++c)
-                        if (l[x][c] < 0.6f * median[c] || l[x][c] > 1.6f * median[c] + 0.01f) { s[x] = 0; break; }
-                }
+                for (int x = 0; x < box.width; ++x)
+                    if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
             }
         }
         // Background sources that look like the removed hair are its wisps, which the parse missed past its
         // edge (fair hair against a busy background): pulled into the fill they make it glow in the hair's
         // colour. Dropped, each channel within 0.75–1.33× the removed hair's median, unless that leaves under
         // a third of the sources (a backdrop the colour of the hair is background after all).
-        {
-            std::vector<float> channel[3];
+        cv::Vec3f hairMedian;
+        if (medianColour(linear, [&](int x, int y) { return removeBox.at<float>(y, x) > 0.9f; }, hairMedian)) {
+            cv::Mat unlike = backgroundSource.clone();
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                const float *r = removeBox.ptr<float>(y);
+                uint8_t *u = unlike.ptr<uint8_t>(y);
                 for (int x = 0; x < box.width; ++x)
-                    if (r[x] > 0.9f) for (int c = 0; c < 3; ++c) channel[c].push_back(l[x][c]);
+                    if (u[x] && withinBand(l[x], hairMedian, 0.75f, 0.004f, 1.33f, 0.004f)) u[x] = 0;
             }
-            if (!channel[0].empty()) {
-                cv::Vec3f hair;
-                for (int c = 0; c < 3; ++c) {
-                    std::nth_element(channel[c].begin(), channel[c].begin() + channel[c].size() / 2, channel[c].end());
-                    hair[c] = channel[c][channel[c].size() / 2];
-                }
-                cv::Mat unlike = backgroundSource.clone();
-                for (int y = 0; y < box.height; ++y) {
-                    const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                    uint8_t *u = unlike.ptr<uint8_t>(y);
-                    for (int x = 0; x < box.width; ++x) {
-                        if (!u[x]) continue;
-                        bool like = true;
-                        for (int c = 0; c < 3; ++c)
-                            if (l[x][c] < 0.75f * hair[c] - 0.004f || l[x][c] > 1.33f * hair[c] + 0.004f) { like = false; break; }
-                        if (like) u[x] = 0;
-                    }
-                }
-                if (3 * cv::countNonZero(unlike) >= cv::countNonZero(backgroundSource)) backgroundSource = unlike;
-            }
+            if (3 * cv::countNonZero(unlike) >= cv::countNonZero(backgroundSource)) backgroundSource = unlike;
         }
 
         cv::Mat backgroundWeight, skinWeight;
@@ -389,7 +380,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat alpha;
         cv::GaussianBlur(removeBox, alpha, cv::Size(0, 0), 1.0);
         cv::max(alpha, removeBox, alpha);
-        // The person's hair-bearing scalp: the head where it is not bare face, forehead or neck, softened over
+        // The person's hair-bearing scalp: the head where it is not the bare face or forehead, softened over
         // a third of the skull's shading falloff so the hairline it draws is not a cut; weighted by how much of
         // each pixel was removed.
         if (out_scalp) {
@@ -414,7 +405,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 const float k = std::min(a[x], 1.0f);
                 // The blend's softening never reaches a feature the parse sees (brows, eyes, glasses, ears,
                 // earrings, nose, mouth, lips): their pixels keep the photo's bytes.
-                if (k <= 0 || (cls[x] >= 2 && cls[x] <= 13)) continue;
+                if (k <= 0 || (cls[x] >= CV_PARSE_FIRST_FEATURE && cls[x] <= CV_PARSE_LAST_FEATURE)) continue;
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
                 const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain) * n;

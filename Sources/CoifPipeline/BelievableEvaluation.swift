@@ -64,6 +64,7 @@ public enum BelievableEvaluation {
             var wholeHead = TryOnEngine.headSilhouette(analyses, head: engine.head)
             for i in wholeHead.indices where face[i] != 0 { wholeHead[i] = 255 }
             let wasHair = own.matte.map { $0 >= 0.5 }
+            let removed = wasHair.map { $0 ? UInt8(255) : 0 }
             let faceSkin = own.classes.reduce(0) { $0 + ($1 == OwnHair.skin ? 1 : 0) }
             let crop = own.crop.side
             for style in styles {
@@ -78,7 +79,7 @@ public enum BelievableEvaluation {
                 let newHair = result.images.matte.pixels
                 var bared = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
                 var fill = [UInt8](repeating: 0, count: width * height)
-                var removed = fill, source = fill
+                var source = fill, baredMask = fill
                 for i in 0..<(width * height) {
                     let label = labels[i]
                     if newHair[i] >= 128 {
@@ -87,8 +88,7 @@ public enum BelievableEvaluation {
                     }
                     let visible = newHair[i] < 26
                     if wasHair[i] {
-                        removed[i] = 255
-                        if label == OwnHair.skin && face[i] == 0 { bared += 1 }
+                        if label == OwnHair.skin && face[i] == 0 { bared += 1; baredMask[i] = 255 }
                         if visible {
                             uncovered += 1
                             if label == OwnHair.hair || label == OwnHair.hat { left += 1 }
@@ -107,15 +107,13 @@ public enum BelievableEvaluation {
                     // forehead (where skin is allowed) outlined by a lighter tint.
                     var overlay = output
                     for i in 0..<(width * height) {
-                        let tint: (Float, Float, Float)?
-                        if wasHair[i] && labels[i] == OwnHair.skin && face[i] == 0 { tint = (255, 0, 0) }
-                        else if fill[i] != 0 { tint = (0, 80, 255) }
-                        else if face[i] != 0 { tint = (255, 255, 255) }
-                        else { tint = nil }
-                        guard let tint else { continue }
-                        let k: Float = face[i] != 0 && tint == (255, 255, 255) ? 0.15 : 0.55
-                        for (c, t) in [tint.0, tint.1, tint.2].enumerated() {
-                            overlay.pixels[3 * i + c] = UInt8((Float(overlay.pixels[3 * i + c]) * (1 - k) + t * k).rounded())
+                        let tint: SIMD3<Float>, k: Float
+                        if baredMask[i] != 0 { (tint, k) = (SIMD3(255, 0, 0), 0.55) }
+                        else if fill[i] != 0 { (tint, k) = (SIMD3(0, 80, 255), 0.55) }
+                        else if face[i] != 0 { (tint, k) = (SIMD3(255, 255, 255), 0.15) }
+                        else { continue }
+                        for c in 0..<3 {
+                            overlay.pixels[3 * i + c] = UInt8((Float(overlay.pixels[3 * i + c]) * (1 - k) + tint[c] * k).rounded())
                         }
                     }
                     try AtomicFile.write(try PNGFile.encode(overlay), to: outputDirectory + "/\(stem)-\(style)-judged.png", createDirectories: true)

@@ -302,8 +302,9 @@ public final class TryOnEngine {
     }
 
     /// Coif's head, posed and sized for each face, filled into one mask of the photo: the skull the new hair
-    /// is fitted to, where removed hair above the nose's base becomes scalp (grown by 12 mm to reach a real
-    /// skull's temples, it showed as a bald rim above every short style, before the scalp was drawn as hair).
+    /// is fitted to, which above eye level is part of the head the plate fills with skin and cropped hair
+    /// (grown by 12 mm to reach a real skull's temples, it showed as a bald rim above every short style,
+    /// before the scalp was drawn as hair).
     static func headSilhouette(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
         let image = analyses[0].frame.image
         var triangles: [Float] = []
@@ -374,9 +375,8 @@ public final class TryOnEngine {
         let image = job.removesOwnHair ? first.plate! : first.frame.image
         if analyses.count == 1 {
             let finish = photoFinish(job, analysis: first, timing: &timing)
-            var region = try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0)
-            // The cropped scalp hair is composited in the same pass: the region holds it too.
-            if job.removesOwnHair, cropsToHair, let scalp = first.scalpHair?.bounds { region = region.union(scalp) }
+            let region = holdingScalpHair(try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0),
+                                          job: job, analysis: first)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
             // The face's skin, read once for the light and for the filled skin's shading (when either is wanted).
             let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(first, timing: &timing) : []
@@ -410,9 +410,8 @@ public final class TryOnEngine {
         let finish = photoFinish(job, analysis: first, timing: &timing)
         let margin = finish?.blurRadiusPx ?? 0
         // One crop holding every face's hair, so the layers line up pixel for pixel.
-        var region = try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
-            .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }
-        if job.removesOwnHair, cropsToHair, let scalp = first.scalpHair?.bounds { region = region.union(scalp) }
+        let region = holdingScalpHair(try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
+            .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }, job: job, analysis: first)
         var accumulated = HairLayer(width: region.width, height: region.height)
         // Every face's hair shadow on its own skin, multiplied (R); and the filled skin's shading (G): each
         // face's head shading under its own light over its own skin's mean (as one face's is), the nearest
@@ -468,6 +467,12 @@ public final class TryOnEngine {
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
         return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    /// `region` grown to hold the cropped scalp hair, which is composited in the same pass as the new hair.
+    private func holdingScalpHair(_ region: PixelRect, job: TryOnJob, analysis: PhotoAnalysis) -> PixelRect {
+        guard job.removesOwnHair, cropsToHair, let scalp = analysis.scalpHair?.bounds else { return region }
+        return region.union(scalp)
     }
 
     /// The analysis's cropped scalp hair as `style` wears it: stubble under a style with shaved sides.
@@ -550,8 +555,8 @@ public final class TryOnEngine {
     }
 
     /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
-    /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by the own
-    /// hair's matte. nil without a parse or when too little skin shows to take the mean.
+    /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by how much of
+    /// each pixel the plate filled with skin. nil without a plate or when too little skin shows to take the mean.
     private func filledSkinShading(_ analysis: PhotoAnalysis, skin: [PhotoLightEstimate.SkinSample], lighting: Lighting) -> FilledSkinShading? {
         guard let filled = analysis.filledSkin, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
         return FilledSkinShading(weights: filled, scale: 1 / mean)

@@ -104,17 +104,18 @@ public struct Compositor: Sendable {
         let fillScale = filledSkin?.scale ?? 1
         precondition(scalpHair.map { $0.weights.count == photo.width * photo.height } ?? true)
         // The new hair's mean colour (linear, straight) over its solid pixels: what the cropped scalp hair wears.
-        var cropped = [Float](repeating: 0, count: 3), solid: Float = 0
+        var cropped = SIMD3<Float>(repeating: 0), solid: Float = 0
         if scalpHair != nil {
             for p in 0..<(layer.width * layer.height) where layer.rgba[p * 4 + 3] >= 0.5 {
-                for c in 0..<3 { cropped[c] += layer.rgba[p * 4 + c] / layer.rgba[p * 4 + 3] }
+                let straight = SIMD3<Float>(layer.rgba[p * 4], layer.rgba[p * 4 + 1], layer.rgba[p * 4 + 2])
+                cropped += straight / layer.rgba[p * 4 + 3]
                 solid += 1
             }
         }
         let scalpWeights = solid > 0 ? scalpHair!.weights : []
         let scalpDensity = min(max(scalpHair?.density ?? 1, 0), 1)
         let scalpTexture = solid > 0 ? scalpHair!.texture : []
-        if solid > 0 { for c in 0..<3 { cropped[c] *= ScalpHair.shade / solid } }
+        if solid > 0 { cropped *= ScalpHair.shade / solid }
         decodeTable.withUnsafeBufferPointer { table in
           scalpWeights.withUnsafeBufferPointer { scalp in
             fillWeights.withUnsafeBufferPointer { fill in
@@ -191,28 +192,32 @@ public enum CoveredOwnHair {
         precondition(rect.width == layer.width && rect.height == layer.height)
         // The coverage alone (one channel, not the layer's four), blurred by three box passes each way (a
         // Gaussian of σ within a few per cent, at a cost that does not grow with σ: running sums).
+        // `scratch` holds the coverage (first half) and the passes' intermediate (second half): no allocation
+        // per frame once it has grown to the largest region.
         let width = layer.width, height = layer.height, count = width * height
-        var coverage = [Float](repeating: 0, count: count)
-        for p in 0..<count { coverage[p] = min(max(layer.rgba[p * 4 + 3], 0), 1) }
-        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
-        // Three boxes of width w have σ² = 3(w² − 1)/12.
-        let radius = Int(((4 * sigmaPx * sigmaPx + 1).squareRoot() - 1) / 2 + 0.5)
-        if radius > 0 {
-            for _ in 0..<3 {
-                boxPass(&coverage, into: &scratch, lines: height, length: width, step: 1, stride: width, radius: radius)
-                boxPass(&scratch, into: &coverage, lines: width, length: height, step: width, stride: 1, radius: radius)
-            }
-        }
+        if scratch.count < 2 * count { scratch = [Float](repeating: 0, count: 2 * count) }
         var out = plate
-        for row in 0..<rect.height {
-            for column in 0..<rect.width {
-                let t = (coverage[row * rect.width + column] - coverageLow) / (coverageHigh - coverageLow)
-                guard t > 0 else { continue }
-                let keep = t >= 1 ? 1 : t * t * (3 - 2 * t)
-                let i = ((rect.y + row) * plate.width + rect.x + column) * 3
-                for c in 0..<3 where plate.pixels[i + c] != photo.pixels[i + c] {
-                    let mixed = Float(plate.pixels[i + c]) + keep * (Float(photo.pixels[i + c]) - Float(plate.pixels[i + c]))
-                    out.pixels[i + c] = UInt8(mixed.rounded())
+        scratch.withUnsafeMutableBufferPointer { buffer in
+            let coverage = buffer.baseAddress!, between = buffer.baseAddress! + count
+            for p in 0..<count { coverage[p] = min(max(layer.rgba[p * 4 + 3], 0), 1) }
+            // Three boxes of width w have σ² = 3(w² − 1)/12.
+            let radius = Int(((4 * sigmaPx * sigmaPx + 1).squareRoot() - 1) / 2 + 0.5)
+            if radius > 0 {
+                for _ in 0..<3 {
+                    boxPass(coverage, into: between, lines: height, length: width, step: 1, stride: width, radius: radius)
+                    boxPass(between, into: coverage, lines: width, length: height, step: width, stride: 1, radius: radius)
+                }
+            }
+            for row in 0..<rect.height {
+                for column in 0..<rect.width {
+                    let t = (coverage[row * rect.width + column] - coverageLow) / (coverageHigh - coverageLow)
+                    guard t > 0 else { continue }
+                    let keep = t >= 1 ? 1 : t * t * (3 - 2 * t)
+                    let i = ((rect.y + row) * plate.width + rect.x + column) * 3
+                    for c in 0..<3 where plate.pixels[i + c] != photo.pixels[i + c] {
+                        let mixed = Float(plate.pixels[i + c]) + keep * (Float(photo.pixels[i + c]) - Float(plate.pixels[i + c]))
+                        out.pixels[i + c] = UInt8(mixed.rounded())
+                    }
                 }
             }
         }
@@ -221,21 +226,17 @@ public enum CoveredOwnHair {
 
     /// A box mean of `radius` along each of `lines` lines of `length` samples (`step` apart; lines `stride`
     /// apart), edges repeated, by a running sum.
-    static func boxPass(_ source: inout [Float], into output: inout [Float], lines: Int, length: Int, step: Int, stride: Int,
-                        radius: Int) {
+    static func boxPass(_ source: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, lines: Int, length: Int,
+                        step: Int, stride: Int, radius: Int) {
         let scale = 1 / Float(2 * radius + 1)
-        source.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { out in
-                for line in 0..<lines {
-                    let base = line * stride
-                    @inline(__always) func at(_ i: Int) -> Float { src[base + min(max(i, 0), length - 1) * step] }
-                    var sum: Float = 0
-                    for i in -radius...radius { sum += at(i) }
-                    for i in 0..<length {
-                        out[base + i * step] = sum * scale
-                        sum += at(i + radius + 1) - at(i - radius)
-                    }
-                }
+        for line in 0..<lines {
+            let base = line * stride
+            @inline(__always) func at(_ i: Int) -> Float { source[base + min(max(i, 0), length - 1) * step] }
+            var sum: Float = 0
+            for i in -radius...radius { sum += at(i) }
+            for i in 0..<length {
+                output[base + i * step] = sum * scale
+                sum += at(i + radius + 1) - at(i - radius)
             }
         }
     }

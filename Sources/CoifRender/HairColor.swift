@@ -110,13 +110,3 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { name }
 }
-
-/// IEC 61966-2-1 sRGB decode.
-@inlinable public func srgbToLinear(_ c: Float) -> Float {
-    c <= 0.04045 ? c / 12.92 : powf((c + 0.055) / 1.055, 2.4)
-}
-
-/// IEC 61966-2-1 sRGB encode.
-@inlinable public func linearToSrgb(_ c: Float) -> Float {
-    c <= 0.0031308 ? c * 12.92 : 1.055 * powf(c, 1 / 2.4) - 0.055
-}

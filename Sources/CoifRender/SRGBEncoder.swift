@@ -2,6 +2,7 @@
 // (head and hair cover every pixel) spent ~9 ms of 512² in powf; a threshold table gives the same bytes
 // in a fraction of that. The thresholds are found from the reference encoding itself, so the two agree
 // for every input, not just to within a rounding step.
+import CoifCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -253,10 +253,7 @@ public enum HairPlate {
     /// Within 0.35…2.2. Deterministic for a seed.
     public static func scalpTexture(_ image: PixelImage, scalp: [Float], heads: [PersonHead], seed: UInt64) -> [Float] {
         precondition(image.channels == 3 && scalp.count == image.width * image.height)
-        let decode = (0..<256).map { i -> Float in
-            let c = Float(i) / 255
-            return c <= 0.04045 ? c / 12.92 : powf((c + 0.055) / 1.055, 2.4)
-        }
+        let decode = (0..<256).map { srgbToLinear(Float($0) / 255) }
         let width = image.width
         var luminance = [Float](repeating: 0, count: scalp.count)
         var sum: Float = 0, weight: Float = 0
@@ -320,8 +317,8 @@ public enum HairPlate {
     public static let stubbleContrast: Float = 0.45
 
     /// The parse's classes a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears (7, 8),
-    /// earrings (9), nose (10), mouth and lips (11–13).
-    public static let protectedClasses: Set<UInt8> = Set(2...13)
+    /// earrings (9), nose (10), mouth and lips (11–13); the same range cv_hair_fill keeps the bytes of.
+    public static let protectedClasses: Set<UInt8> = Set(UInt8(CV_PARSE_FIRST_FEATURE)...UInt8(CV_PARSE_LAST_FEATURE))
 
     /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
     static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {

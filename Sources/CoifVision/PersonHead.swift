@@ -3,7 +3,7 @@
 // forehead up to a natural hairline set by the facial thirds (brows to hairline ≈ 1.1 × brows to the nose's
 // base), the brows and eyes. Coif's posed 3D head is one fixed shape scaled to the person: right for the
 // skull the new hair sits on, wrong for the jaw and cheeks, which this follows. The plate fills skin inside
-// the face and the posed skull above the nose's base, and what a judge calls "bared scalp" is measured
+// the hull of the face and the posed skull above eye level, and what a judge calls "bared scalp" is measured
 // against this forehead. Limit: 2D, so a face turned far keeps its jaw line but not its cheek's depth.
 import CVision
 import CoifCore
@@ -107,18 +107,14 @@ public struct PersonHead: Sendable {
     }
 
     /// The face as triangles (6 floats each, image px): inside its jaw line (a fan around the jaw's points,
-    /// closed along the brow line) and the forehead, a half-ellipse up to the natural hairline; both grown by
-    /// `contourMargin`.
-    public var faceTriangles: [Float] { faceTriangles(margin: Self.contourMargin) }
-
-    /// The face's triangles with its jaw grown by `margin` (a share of each point's distance from the face's
-    /// middle) instead of `contourMargin`.
-    public func faceTriangles(margin: Float) -> [Float] {
+    /// closed along the brow line) and the forehead, a half-ellipse up to the hairline; both grown by `margin`
+    /// (a share of each point's distance from the face's middle).
+    public func faceTriangles(margin: Float = PersonHead.contourMargin) -> [Float] {
         var out: [Float] = []
         func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
         let hub = image(across: 0, up: -middleThird)
         // The jaw's points lie on the face's contour as dlib and the mesh fit it, a little inside the cheek's
-        // silhouette: grown from the hub by `contourMargin` they reach the face's real edge.
+        // silhouette: grown from the hub by `margin` they reach the face's real edge.
         let grow = 1 + margin
         let edge = jaw.map { hub + ($0 - hub) * grow }
         let w = halfWidth * grow
@@ -183,7 +179,7 @@ public struct PersonHead: Sendable {
         return out
     }
 
-    /// The face and forehead (`faceTriangles`) as a width×height mask (255 inside).
+    /// The face and forehead (`faceTriangles(margin:)`) as a width×height mask (255 inside).
     public func faceMask(width: Int, height: Int, margin: Float = PersonHead.contourMargin) -> [UInt8] {
         HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin))
     }

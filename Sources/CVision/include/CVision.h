@@ -187,6 +187,9 @@ void cv_rodrigues(const double *rvec3, double *out_rotation9);
 enum {
     CV_PARSE_BACKGROUND = 0, CV_PARSE_SKIN = 1, CV_PARSE_LEFT_EAR = 7, CV_PARSE_RIGHT_EAR = 8, CV_PARSE_NECK = 14,
     CV_PARSE_CLOTH = 16, CV_PARSE_HAIR = 17, CV_PARSE_HAT = 18, CV_PARSE_CLASSES = 19,
+    // The face's features, which a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears
+    // (7, 8), earrings (9), nose (10), mouth and lips (11–13).
+    CV_PARSE_FIRST_FEATURE = 2, CV_PARSE_LAST_FEATURE = 13,
     CV_PARSE_UNKNOWN = 255,  // a photo pixel the parse's crop does not reach
 };
 
@@ -212,9 +215,10 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 
 // The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, by
 // background elsewhere, each continued from its own visible class (classes[] at photo resolution), with
-// grain seeded by `seed`. out_rgb[width*height*3]. bare[] (non-zero: face, forehead, neck) marks the head's
-// bare skin; out_scalp[width*height] (may be NULL) receives, 0..1, how much of each pixel was filled on the
-// hair-bearing scalp (head off bare), softened. 0 = ok.
+// grain seeded by `seed`; pixels the parse calls a feature (CV_PARSE_FIRST_FEATURE…LAST) keep their bytes.
+// out_rgb[width*height*3]. bare[] (non-zero: the face and its forehead) marks the head's bare skin;
+// out_scalp[width*height] (may be NULL) receives, 0..1, how much of each pixel was filled on the hair-bearing
+// scalp (head off bare), softened. 0 = ok.
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
                      const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp);
 
