@@ -180,10 +180,10 @@ cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
 // the plate's cost flat in the photo's resolution. Boxes that fit are filled at full size.
 constexpr int kFillSidePx = 512;
 
-cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight) {
+cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kFillSidePx) {
     const int side = std::max(value.cols, value.rows);
-    if (side <= kFillSidePx) return pullPush(value, weight);
-    const double scale = double(kFillSidePx) / side;
+    if (side <= maxSide) return pullPush(value, weight);
+    const double scale = double(maxSide) / side;
     const cv::Size small(std::max(1, int(std::lround(value.cols * scale))), std::max(1, int(std::lround(value.rows * scale))));
     cv::Mat weightedSmall, weightSmall;
     cv::Mat w3;
@@ -236,6 +236,171 @@ float grainSigma(const cv::Mat &linear, const cv::Mat &mask) {
 }
 
 bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
+
+// The fine texture of the sources in perceptual (gamma 2.2) values: each source pixel less the
+// normalised-Gaussian mean of the sources around it (σ 1.5 px), 0 off the sources. Added, not multiplied, in
+// perceptual values, so a leaf's light and shade keeps the size the eye sees when it lands on a fill of
+// another level (multiplied in linear light, dark foliage's ±100% swings crinkled a pale fill like foil).
+// Clipped at 2.5 robust σ (of luma): the background's texture is kept, its edges (a door frame, a
+// shoulder) are not, since copied in pieces they would be broken lines.
+cv::Mat fineDetail(const cv::Mat &perceptual, const cv::Mat &source) {
+    cv::Mat weight;
+    source.convertTo(weight, CV_32F, 1.0 / 255);
+    cv::Mat weight3, sum, norm;
+    cv::merge(std::vector<cv::Mat>{weight, weight, weight}, weight3);
+    cv::GaussianBlur(perceptual.mul(weight3), sum, cv::Size(0, 0), 1.5);
+    cv::GaussianBlur(weight, norm, cv::Size(0, 0), 1.5);
+    cv::Mat detail(perceptual.size(), CV_32FC3, cv::Scalar::all(0));
+    std::vector<float> magnitudes;
+    for (int y = 0; y < perceptual.rows; ++y) {
+        const cv::Vec3f *l = perceptual.ptr<cv::Vec3f>(y), *s = sum.ptr<cv::Vec3f>(y);
+        const float *n = norm.ptr<float>(y);
+        const uint8_t *m = source.ptr<uint8_t>(y);
+        cv::Vec3f *d = detail.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < perceptual.cols; ++x) {
+            if (!m[x] || n[x] < 0.5f) continue;
+            const cv::Vec3f r = l[x] - s[x] / n[x];
+            d[x] = r;
+            magnitudes.push_back(std::fabs(0.2126f * r[0] + 0.7152f * r[1] + 0.0722f * r[2]));
+        }
+    }
+    if (magnitudes.empty()) return detail;
+    std::nth_element(magnitudes.begin(), magnitudes.begin() + magnitudes.size() / 2, magnitudes.end());
+    const float limit = std::max(2.5f * 1.4826f * magnitudes[magnitudes.size() / 2], 0.002f);
+    for (int y = 0; y < detail.rows; ++y) {
+        cv::Vec3f *d = detail.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < detail.cols; ++x) {
+            const float luma = std::fabs(0.2126f * d[x][0] + 0.7152f * d[x][1] + 0.0722f * d[x][2]);
+            if (luma > limit) d[x] *= limit / luma;
+        }
+    }
+    return detail;
+}
+
+// One region that continues off the head into the removed hair (the background, the neck, the clothes): its
+// own sources, its smooth fill, its texture, and where its tiles may be copied from.
+struct Region {
+    cv::Mat source;                  // CV_8U: this region's source pixels
+    cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values)
+    cv::Mat detail;                  // CV_32FC3: its texture (fineDetail, perceptual), 0 off its sources
+    std::vector<cv::Point> centres;  // centres of tiles lying wholly on its sources (none: too few to copy)
+    float grain = 0;                 // the grain it carries instead, where it has no tiles
+    bool body = false;               // the body's skin or clothes (not above the chin), not the background
+};
+
+// A region's tile centres bucketed in square cells of a tile's side, to find the tiles near a point.
+struct TileGrid {
+    int cell = 1, columns = 0, rows = 0;
+    std::vector<std::vector<cv::Point>> cells;
+};
+
+TileGrid tileGrid(const std::vector<cv::Point> &centres, cv::Size size, int cell) {
+    TileGrid grid;
+    grid.cell = std::max(cell, 1);
+    grid.columns = size.width / grid.cell + 1;
+    grid.rows = size.height / grid.cell + 1;
+    grid.cells.resize(size_t(grid.columns) * size_t(grid.rows));
+    for (const cv::Point &c : centres) grid.cells[size_t(c.y / grid.cell) * size_t(grid.columns) + size_t(c.x / grid.cell)].push_back(c);
+    return grid;
+}
+
+// A tile near `centre`: one of at least 32 of the nearest tile centres (found in rings of cells outward),
+// chosen by a hash of the point and the seed. Local (the texture just beside the hole, as the eye compares
+// it), yet varied (neighbouring tiles rarely copy the same patch). The grid must hold a centre.
+cv::Point nearbyTile(const TileGrid &grid, cv::Point centre, uint64_t seed) {
+    const int cx = std::min(std::max(centre.x / grid.cell, 0), grid.columns - 1);
+    const int cy = std::min(std::max(centre.y / grid.cell, 0), grid.rows - 1);
+    const int reach = std::max(grid.columns, grid.rows);
+    std::vector<const cv::Point *> found;
+    for (int ring = 0; ring <= reach && found.size() < 32; ++ring) {
+        for (int y = cy - ring; y <= cy + ring; ++y) {
+            if (y < 0 || y >= grid.rows) continue;
+            for (int x = cx - ring; x <= cx + ring; ++x) {
+                if (x < 0 || x >= grid.columns || (std::abs(x - cx) != ring && std::abs(y - cy) != ring)) continue;
+                for (const cv::Point &p : grid.cells[size_t(y) * size_t(grid.columns) + size_t(x)]) found.push_back(&p);
+            }
+        }
+    }
+    const size_t pick = size_t(hash01(uint64_t(centre.x + 4096), uint64_t(centre.y + 4096), seed ^ 0xA24BAED4963EE407ull) * float(found.size()));
+    return *found[std::min(pick, found.size() - 1)];
+}
+
+// The regions' texture carried into the pixels `target` marks (CV_8U): square tiles of `tile` px, laid on a
+// half-tile grid. Each tile is copied from the region that continues at its centre (`label`: an index into
+// `regions`), from a tile lying wholly on that region's sources near it (nearbyTile), so the texture is the
+// local one (the hedge beside, not the wall across, the sharp background beside, not the blurred one
+// farther off) without repeating one patch along the edge. Tiles are weighted by sin² windows (which sum to 1 at half-tile overlap) and normalised by the
+// root of the summed squared weights, so overlapping independent copies keep the sources' variance instead
+// of averaging it away. Zero where the region there has no tiles.
+cv::Mat borrowedDetail(const std::vector<Region> &regions, const cv::Mat &label, const cv::Mat &target, int tile,
+                       uint64_t seed) {
+    cv::Mat out(target.size(), CV_32FC3, cv::Scalar::all(0));
+    const int half = tile / 2;
+    std::vector<TileGrid> grids;
+    for (const Region &region : regions) grids.push_back(tileGrid(region.centres, target.size(), tile));
+    std::vector<float> window(static_cast<size_t>(tile));
+    for (int u = 0; u < tile; ++u) {
+        const float s = std::sin(3.14159265f * (u + 0.5f) / tile);
+        window[size_t(u)] = s * s;
+    }
+    cv::Mat squared(target.size(), CV_32F, cv::Scalar(0));
+    cv::Mat targetSum;
+    cv::integral(target != 0, targetSum, CV_32S);
+    auto anyTarget = [&](int x0, int y0, int x1, int y1) {
+        x0 = std::max(x0, 0), y0 = std::max(y0, 0), x1 = std::min(x1, target.cols), y1 = std::min(y1, target.rows);
+        if (x1 <= x0 || y1 <= y0) return false;
+        return targetSum.at<int>(y1, x1) - targetSum.at<int>(y0, x1) - targetSum.at<int>(y1, x0) + targetSum.at<int>(y0, x0) > 0;
+    };
+    for (int by = -half; by < target.rows; by += half) {
+        for (int bx = -half; bx < target.cols; bx += half) {
+            if (!anyTarget(bx, by, bx + tile, by + tile)) continue;
+            const cv::Point centre(bx + half, by + half);
+            const cv::Point inside(std::min(std::max(centre.x, 0), target.cols - 1), std::min(std::max(centre.y, 0), target.rows - 1));
+            const size_t r = label.at<uint8_t>(inside);
+            // A region without tiles keeps its grain: another region's texture is not its own.
+            if (r >= regions.size() || regions[r].centres.empty()) continue;
+            const cv::Point best = nearbyTile(grids[r], centre, seed);
+            const cv::Mat &detail = regions[r].detail;
+            const int sx = best.x - half, sy = best.y - half;
+            for (int v = 0; v < tile; ++v) {
+                const int y = by + v;
+                if (y < 0 || y >= target.rows) continue;
+                const cv::Vec3f *src = detail.ptr<cv::Vec3f>(sy + v);
+                cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
+                float *q = squared.ptr<float>(y);
+                for (int u = 0; u < tile; ++u) {
+                    const int x = bx + u;
+                    if (x < 0 || x >= target.cols) continue;
+                    const float w = window[size_t(u)] * window[size_t(v)];
+                    o[x] += src[sx + u] * w;
+                    q[x] += w * w;
+                }
+            }
+        }
+    }
+    for (int y = 0; y < out.rows; ++y) {
+        cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
+        const float *q = squared.ptr<float>(y);
+        for (int x = 0; x < out.cols; ++x) o[x] = q[x] > 1e-8f ? o[x] / std::sqrt(q[x]) : cv::Vec3f(0, 0, 0);
+    }
+    return out;
+}
+
+// Tile centres lying wholly on `source` (a `tile`-px square around each), every other pixel: enough choice at
+// a quarter of the list.
+std::vector<cv::Point> tileCentres(const cv::Mat &source, int tile) {
+    cv::Mat whole;
+    cv::erode(source, whole, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(tile + 1, tile + 1)), cv::Point(-1, -1), 1,
+              cv::BORDER_CONSTANT, cv::Scalar(0));
+    std::vector<cv::Point> centres;
+    const int half = tile / 2;
+    for (int y = half; y + half < whole.rows; y += 2) {
+        const uint8_t *w = whole.ptr<uint8_t>(y);
+        for (int x = half; x + half < whole.cols; x += 2)
+            if (w[x]) centres.emplace_back(x, y);
+    }
+    return centres;
+}
 
 }  // namespace
 
@@ -315,12 +480,12 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat notRemoving;
         cv::dilate(removingBox, notRemoving, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * band + 1, 2 * band + 1)));
         notRemoving = notRemoving == 0;
-        // Off the head, what shows beside the hair continues into it: background, and the neck and cloth it
-        // hung over, each from its own side (the membrane meets each source's colour at its rim), so a neck
-        // is not cut square and a top is not painted over with background. Not skin (a hand at the chin would
-        // smear into the background), nor what the parse did not reach (hair that goes on past its crop).
-        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_NECK | classBox == CV_PARSE_CLOTH) &
-                                   (headBox == 0) & notRemoving;
+        // Off the head, what shows beside the hair continues into it: background, the body's skin (neck,
+        // shoulders, chest) and the clothes it hung over, each as its own region (below), so a neck is not cut
+        // square, a bare shoulder is not painted over with background, nor a top with skin. Not what the parse
+        // did not reach (hair that goes on past its crop).
+        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN |
+                                    classBox == CV_PARSE_CLOTH) & (headBox == 0) & notRemoving;
         cv::Mat skinSource(box.size(), CV_8U, cv::Scalar(0));
         for (int y = 0; y < box.height; ++y) {
             const uint8_t *c = classBox.ptr<uint8_t>(y);
@@ -340,30 +505,159 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                     if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
             }
         }
-        // Background sources that look like the removed hair are its wisps, which the parse missed past its
-        // edge (fair hair against a busy background): pulled into the fill they make it glow in the hair's
-        // colour. Dropped, each channel within 0.75–1.33× the removed hair's median, unless that leaves under
-        // a third of the sources (a backdrop the colour of the hair is background after all).
+        // Background sources that look like the removed hair, near it, are its wisps, which the parse missed
+        // past its edge (fair hair against a busy background): pulled into the fill they make it glow in the
+        // hair's colour. Dropped, each channel within 0.75–1.33× the removed hair's median, within four bands
+        // of the hair (farther off, dark foliage behind dark hair is background, and dropping it left the
+        // fill to a white dress: a white glow over a hedge), unless that leaves under a third of the sources
+        // (a backdrop the colour of the hair is background after all).
         cv::Vec3f hairMedian;
         if (medianColour(linear, [&](int x, int y) { return removeBox.at<float>(y, x) > 0.9f; }, hairMedian)) {
+            cv::Mat nearHair;
+            cv::dilate(removingBox, nearHair, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(8 * band + 1, 8 * band + 1)));
             cv::Mat unlike = backgroundSource.clone();
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                const uint8_t *near = nearHair.ptr<uint8_t>(y);
                 uint8_t *u = unlike.ptr<uint8_t>(y);
                 for (int x = 0; x < box.width; ++x)
-                    if (u[x] && withinBand(l[x], hairMedian, 0.75f, 0.004f, 1.33f, 0.004f)) u[x] = 0;
+                    if (u[x] && near[x] && withinBand(l[x], hairMedian, 0.75f, 0.004f, 1.33f, 0.004f)) u[x] = 0;
             }
             if (3 * cv::countNonZero(unlike) >= cv::countNonZero(backgroundSource)) backgroundSource = unlike;
         }
 
-        cv::Mat backgroundWeight, skinWeight;
-        backgroundSource.convertTo(backgroundWeight, CV_32F, 1.0 / 255);
+        // Off the head, each region beside the hair (background, the body's skin, clothes) continues as itself: where it
+        // continues is the region indicators' membrane fill (so the line between a top and the wall behind runs
+        // on across the hole as the two meet at its rim), sharpened; its colour is that region's own fill, never
+        // a blend of a yellow sign and a blue wall into brown; its texture is borrowed from its own sources in
+        // tiles of about 1/24 of the box (8–32 px), so a hedge stays leafy and a wall keeps its grain where one
+        // smooth fill read as a glowing smear. A region of under 64 source pixels does not continue on its own.
+        const int tile = std::min(32, std::max(8, std::max(box.width, box.height) / 24)) & ~1;
+        std::vector<Region> regions;
+        const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
+                                         classBox == CV_PARSE_CLOTH};
+        for (int kind = 0; kind < 3; ++kind) {
+            Region region;
+            region.source = backgroundSource & regionSources[kind];
+            region.body = kind > 0;
+            if (cv::countNonZero(region.source) < 64) continue;
+            regions.push_back(std::move(region));
+        }
+        // Only scraps of each: one region of them all.
+        if (regions.empty() && cv::countNonZero(backgroundSource) > 0) {
+            Region all;
+            all.source = backgroundSource;
+            regions.push_back(std::move(all));
+        }
+        cv::Mat offHead = removingBox & (headBox == 0);
+        // Which region continues where (up to three, as the channels of one pull-push), and by how much.
+        cv::Mat share(box.size(), CV_32FC3, cv::Scalar::all(0));
+        cv::Mat backgroundFill = linear.clone(), backgroundDetail(box.size(), CV_32FC3, cv::Scalar::all(0));
+        cv::Mat backgroundGrain(box.size(), CV_32F, cv::Scalar(0));
+        if (!regions.empty()) {
+            cv::Mat indicator(box.size(), CV_32FC3, cv::Scalar::all(0)), anySource(box.size(), CV_8U, cv::Scalar(0));
+            for (size_t k = 0; k < regions.size(); ++k) {
+                indicator.setTo(cv::Scalar(k == 0, k == 1, k == 2), regions[k].source);
+                anySource |= regions[k].source;
+            }
+            cv::Mat anyWeight;
+            anySource.convertTo(anyWeight, CV_32F, 1.0 / 255);
+            // Smooth by nature: at most 128 px on the long side.
+            cv::Mat continues = smoothFill(indicator, anyWeight, 128);
+            // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin
+            // (the head's lowest row), fading in over the fifth of the head's height above it, where the
+            // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
+            int headTop = -1, headBottom = -1;
+            for (int y = 0; y < box.height; ++y) {
+                if (cv::countNonZero(headBox.row(y)) == 0) continue;
+                if (headTop < 0) headTop = y;
+                headBottom = y;
+            }
+            const float bodyFrom = headBottom < 0 ? -1e9f : headBottom - 0.2f * (headBottom - headTop);
+            const float bodyRamp = headBottom < 0 ? 1 : std::max(1.0f, 0.2f * (headBottom - headTop));
+            cv::Mat label(box.size(), CV_8U, cv::Scalar(0));
+            for (int y = 0; y < box.height; ++y) {
+                const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
+                cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
+                uint8_t *l = label.ptr<uint8_t>(y);
+                const float bodyAllowed = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
+                for (int x = 0; x < box.width; ++x) {
+                    // Above the chin the body's claim passes to the background (region 0, when it is one).
+                    cv::Vec3f claim = c[x];
+                    if (!regions[0].body) {
+                        for (size_t k = 1; k < regions.size(); ++k) {
+                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - bodyAllowed);
+                            claim[int(k)] -= moved;
+                            claim[0] += moved;
+                        }
+                    }
+                    // Sharpened (sixth power, normalised): regions meet along a soft line, not in a blend.
+                    cv::Vec3f p;
+                    float total = 0;
+                    for (int k = 0; k < 3; ++k) {
+                        const float v = std::max(claim[k], 0.0f);
+                        p[k] = v * v * v * v * v * v;
+                        total += p[k];
+                    }
+                    int best = 0;
+                    for (int k = 1; k < 3; ++k)
+                        if (p[k] > p[best]) best = k;
+                    sh[x] = total > 1e-12f ? p / total : cv::Vec3f(1, 0, 0);
+                    l[x] = uint8_t(best);
+                }
+            }
+            // Tiles are copied from farther out than the fill's sources (three bands): stray hairs past the
+            // matte's edge, copied in pieces, read as dark scribbles.
+            cv::Mat farFromHair;
+            cv::dilate(removingBox, farFromHair, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(6 * band + 1, 6 * band + 1)));
+            farFromHair = farFromHair == 0;
+            cv::Mat perceptual;
+            cv::pow(linear, 1 / 2.2, perceptual);
+            for (size_t k = 0; k < regions.size(); ++k) {
+                Region &region = regions[k];
+                cv::Mat weight;
+                region.source.convertTo(weight, CV_32F, 1.0 / 255);
+                // Interpolated in perceptual (gamma 2.2) values, not linear light: a high-contrast backdrop
+                // (dark leaves with sunlit ones) averages in linear light to a pale grey the eye never sees
+                // in it, which glowed over a hedge.
+                region.fill = smoothFill(perceptual, weight);
+                region.detail = fineDetail(perceptual, region.source);
+                // Tiles enough to cover the region's part of the hole without stamping one patch (a necklace's
+                // beads down a shoulder): source tiles over at least a sixteenth of that area and four tiles, far
+                // from the hair if there are so many, else anywhere on the region; fewer, and the region keeps
+                // grain, not a pattern. (A centre stands for 4 px: they lie every other pixel.)
+                const double wanted = std::max(4.0 * tile * tile, 0.0625 * cv::countNonZero(offHead & (label == uint8_t(k))));
+                region.centres = tileCentres(region.source & farFromHair, tile);
+                if (4.0 * double(region.centres.size()) < wanted) region.centres = tileCentres(region.source, tile);
+                if (4.0 * double(region.centres.size()) < wanted) {
+                    region.centres.clear();
+                    region.grain = std::min(grainSigma(linear, region.source), 0.03f);
+                }
+            }
+            backgroundDetail = borrowedDetail(regions, label, offHead, tile, seed);
+            for (int y = 0; y < box.height; ++y) {
+                const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
+                cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
+                float *g = backgroundGrain.ptr<float>(y);
+                for (int x = 0; x < box.width; ++x) {
+                    cv::Vec3f sum(0, 0, 0);
+                    float grain = 0;
+                    for (size_t k = 0; k < regions.size(); ++k) {
+                        sum += regions[k].fill.at<cv::Vec3f>(y, x) * sh[x][int(k)];
+                        grain += regions[k].grain * sh[x][int(k)];
+                    }
+                    f[x] = sum + backgroundDetail.at<cv::Vec3f>(y, x);
+                    g[x] = grain;
+                }
+            }
+            cv::pow(cv::max(backgroundFill, 0.0), 2.2, backgroundFill);
+        }
+
+        cv::Mat skinWeight;
         skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
-        cv::Mat backgroundFill = cv::countNonZero(backgroundSource) > 0 ? smoothFill(linear, backgroundWeight) : linear.clone();
         cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight) : backgroundFill.clone();
         // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
-        // white: the fill carries the photo's grain, not its structure, which it cannot reproduce.
-        const float backgroundGrain = std::min(grainSigma(linear, backgroundSource), 0.03f);
+        // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
         const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
 
         // The head's silhouette, anti-aliased: skin inside, background outside.
@@ -408,7 +702,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 if (k <= 0 || (cls[x] >= CV_PARSE_FIRST_FEATURE && cls[x] <= CV_PARSE_LAST_FEATURE)) continue;
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
-                const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain) * n;
+                const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
                 const float turn = 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff);
                 cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
                 // Grain as the sources carry it, in luminance (added to every channel alike).

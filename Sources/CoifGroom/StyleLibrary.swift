@@ -70,6 +70,7 @@ public final class StyleLibrary: @unchecked Sendable {
     private var resampling: [String: [Float]] = [:]
     private var underLayers: [String: UnderLayer] = [:]
     private var boxes: [String: (low: Vec3, high: Vec3)] = [:]
+    private var fronts: [String: Vec3?] = [:]
 
     /// - Parameters:
     ///   - builtInFile: the text of a built-in catalog file by its catalog path ("styles/bob.obj").
@@ -195,20 +196,72 @@ public final class StyleLibrary: @unchecked Sendable {
     }
 
     /// The head-space box of the style's guides and under-layer corners, grown by `marginMm` (the part of
-    /// the photo its hair can cover).
-    public func headSpaceBox(_ style: Style, marginMm: Float) throws -> (low: Vec3, high: Vec3) {
-        let key = style.key + "|\(marginMm)"
+    /// the photo its hair can cover), slid as `slide` says.
+    public func headSpaceBox(_ style: Style, marginMm: Float, slid slide: ScalpSlide? = nil) throws -> (low: Vec3, high: Vec3) {
+        let key = style.key + "|\(marginMm)" + Self.slideKey(slide)
         if let known = locked({ boxes[key] }) { return known }
         var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
-        for index in try underLayer(style).triangles {
+        for index in try underLayer(style, slid: slide).triangles {
             let p = head.vertices[Int(index)]
             low = pointwiseMin(low, p)
             high = pointwiseMax(high, p)
         }
-        for p in try groom(style).guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
+        for p in try groom(style, slid: slide).guides.positions { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
         let box = (low - Vec3(repeating: marginMm), high + Vec3(repeating: marginMm))
-        locked { boxes[key] = box }
+        locked {
+            if boxes.count >= Self.slidCacheLimit { boxes.removeAll() }
+            boxes[key] = box
+        }
         return box
+    }
+
+    /// The style's guides slid over the scalp (ScalpSlide; as loaded for nil or no slide). Not kept: it is a
+    /// pass over the guides, and every photo has its own slide.
+    public func groom(_ style: Style, slid slide: ScalpSlide?) throws -> Groom {
+        var groom = try groom(style)
+        guard let slide, !slide.isIdentity else { return groom }
+        groom.guides = slide.apply(to: groom.guides, shape: head.shape)
+        return groom
+    }
+
+    /// The under-layer of the slid style, once per style and slide.
+    public func underLayer(_ style: Style, slid slide: ScalpSlide?) throws -> UnderLayer {
+        guard let slide, !slide.isIdentity else { return try underLayer(style) }
+        let key = style.key + Self.slideKey(slide)
+        if let known = locked({ underLayers[key] }) { return known }
+        let layer = try groom(style, slid: slide).underLayer(head: head, radiusMm: Groom.underLayerRadiusMm)
+        locked {
+            if underLayers.count >= Self.slidCacheLimit { underLayers.removeAll() }
+            underLayers[key] = layer
+        }
+        return layer
+    }
+
+    /// Entries kept per cache of slid styles before it is emptied (a batch of many photos has many slides).
+    static let slidCacheLimit = 64
+
+    /// A slide's part of a cache key ("" for none).
+    public static func slideKey(_ slide: ScalpSlide?) -> String {
+        guard let slide, !slide.isIdentity else { return "" }
+        return "|slide:\(slide.tilt.bitPattern):\(slide.front.x.bitPattern),\(slide.front.y.bitPattern),\(slide.front.z.bitPattern)"
+    }
+
+    /// Where the style's hair starts at the front (head space, mm): among the roots near the midline (within
+    /// 15% of the cranium's half-width) on the front half of the head, the lowest but for a twentieth (a stray
+    /// root is not the hairline). nil for a style with no roots there. Once per style.
+    public func frontHairline(_ style: Style) throws -> Vec3? {
+        if let known = locked({ fronts[style.key] }) { return known }
+        let guides = try groom(style).guides
+        let centre = head.shape.craniumCentre, halfWidth = head.shape.craniumRadii.x
+        var front: [Vec3] = []
+        for i in 0..<guides.strandCount {
+            let root = guides.positions[i * guides.pointsPerStrand]
+            if abs(root.x) <= 0.15 * halfWidth && root.z > centre.z { front.append(root) }
+        }
+        front.sort { $0.y < $1.y }
+        let found: Vec3? = front.isEmpty ? nil : front[front.count / 20]
+        locked { fronts[style.key] = found }
+        return found
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {

@@ -38,6 +38,9 @@ public struct PhotoAnalysis: Sendable {
     public var filledSkin: [Float]?
     /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
     public var sizing: HeadSizing = .unscaled
+    /// The person's face frame with their own hairline (from the own hair's matte), once the plate has run:
+    /// where each style's front is put (HairlineFit). nil keeps styles as grown.
+    public var person: PersonHead?
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -75,6 +78,8 @@ public struct TryOnResult: Sendable {
 /// A style drawn for one face: its strands at a level of detail and its under-layer, on the GPU.
 struct HairScene {
     var style: Style
+    /// How the style sits on this head: slid to the person's hairline.
+    var slide: ScalpSlide?
     var levelOfDetail: LevelOfDetail
     var strands: StrandGeometry
     var shell: ShellGeometry
@@ -285,11 +290,14 @@ public final class TryOnEngine {
             let face = sized[i]
             sized[i] = HeadSizing.fit(face, hair: hair, head: head) { try analyzer.solvePose(for: face.face, intrinsics: $0) }
         }
+        let persons = sized.map { analysis in
+            PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: frame.image.width,
+                                                                               height: frame.image.height)
+        }
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
-            let heads = sized.compactMap { analysis -> (person: PersonHead, skull: [UInt8])? in
-                guard let person = PersonHead(landmarks: analysis.chosen.landmarks) else { return nil }
-                return (person.fittingHairline(matte: hair.matte, width: frame.image.width, height: frame.image.height),
-                        headSilhouette([analysis], head: head))
+            let heads = zip(sized, persons).compactMap { analysis, person -> (person: PersonHead, skull: [UInt8])? in
+                guard let person else { return nil }
+                return (person, headSilhouette([analysis], head: head))
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
@@ -298,7 +306,15 @@ public final class TryOnEngine {
             ScalpHair(weights: plate.scalp, texture: HairPlate.scalpTexture(frame.image, scalp: plate.scalp, heads: plate.heads, seed: seed),
                       width: frame.image.width)
         }
-        return sized.map { var a = $0; a.ownHair = hair; a.plate = plate.image; a.scalpHair = scalpHair; a.filledSkin = plate.skin; return a }
+        return zip(sized, persons).map { analysis, person in
+            var a = analysis
+            a.ownHair = hair
+            a.plate = plate.image
+            a.scalpHair = scalpHair
+            a.filledSkin = plate.skin
+            a.person = person
+            return a
+        }
     }
 
     /// Coif's head, posed and sized for each face, filled into one mask of the photo: the skull the new hair
@@ -523,7 +539,7 @@ public final class TryOnEngine {
     func hairRegion(analysis: PhotoAnalysis, style: Style, extraMarginPx: Int = 0) throws -> PixelRect {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
-        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm)
+        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm, slid: try hairlineFit(analysis, style: style))
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
                                      marginPx: Self.hairRegionMarginPx + extraMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
@@ -544,9 +560,21 @@ public final class TryOnEngine {
         let lod = try job.levelOfDetail ?? LevelOfDetail.choose(
             faceWidthPx: analysis.faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
             resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
-        let strands = try strandGeometry(style: style, lod: lod, seed: job.seed)
+        let slide = try hairlineFit(analysis, style: style)
+        let strands = try strandGeometry(style: style, lod: lod, seed: job.seed, slide: slide)
         let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
-        return HairScene(style: style, levelOfDetail: lod, strands: strands, shell: try shellGeometry(style: style), widths: widths)
+        return HairScene(style: style, slide: slide, levelOfDetail: lod, strands: strands,
+                         shell: try shellGeometry(style: style, slide: slide), widths: widths)
+    }
+
+    /// How `style` sits on `analysis`'s head: its front slid to the person's own hairline where the plate
+    /// found the person's head (HairlineFit), as grown otherwise.
+    func hairlineFit(_ analysis: PhotoAnalysis, style: Style) throws -> ScalpSlide? {
+        guard let person = analysis.person, let front = try styles.frontHairline(style) else { return nil }
+        let slide = HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
+        logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
+                                                "hairlinePx": "\(person.hairlineHeight)"])
+        return slide
     }
 
     /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
@@ -644,8 +672,8 @@ public final class TryOnEngine {
     // MARK: - GPU caches
 
     /// Guides + children for a style at a level of detail, on the GPU (see `strandCache`).
-    private func strandGeometry(style: Style, lod: LevelOfDetail, seed: UInt64) throws -> StrandGeometry {
-        let key = "\(style.key)|\(lod.strandCount)|\(lod.pointsPerStrand)|\(seed)"
+    private func strandGeometry(style: Style, lod: LevelOfDetail, seed: UInt64, slide: ScalpSlide?) throws -> StrandGeometry {
+        let key = "\(style.key)|\(lod.strandCount)|\(lod.pointsPerStrand)|\(seed)" + StyleLibrary.slideKey(slide)
         if let i = strandCache.firstIndex(where: { $0.key == key }) {
             let hit = strandCache.remove(at: i)
             strandCache.append(hit)
@@ -654,7 +682,10 @@ public final class TryOnEngine {
         let groom = try styles.groom(style)
         let interpolation = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
                                                         pointsPerStrand: lod.pointsPerStrand, seed: seed)
-        let strands = interpolation.apply(guides: groom.guides, head: head)
+        // Slid after interpolation: children are rooted on Coif's scalp, so sliding the guides alone would
+        // leave the children's roots behind.
+        var strands = interpolation.apply(guides: groom.guides, head: head)
+        if let slide { strands = slide.apply(to: strands, shape: head.shape) }
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
         let geometry = renderer.upload(strands: strands, seed: seed)
         strandCache.append((key, geometry))
@@ -662,10 +693,13 @@ public final class TryOnEngine {
     }
 
     /// The style's under-layer on the GPU: scalp triangles within `Groom.underLayerRadiusMm` of a guide root.
-    private func shellGeometry(style: Style) throws -> ShellGeometry {
-        if let shell = shells[style.key] { return shell }
-        let shell = renderer.upload(try styles.underLayer(style), over: occluder)
-        shells[style.key] = shell
+    private func shellGeometry(style: Style, slide: ScalpSlide?) throws -> ShellGeometry {
+        let key = style.key + StyleLibrary.slideKey(slide)
+        if let shell = shells[key] { return shell }
+        let shell = renderer.upload(try styles.underLayer(style, slid: slide), over: occluder)
+        // Slid shells differ per photo: a long batch keeps the last few dozen, not one per photo.
+        if shells.count >= 32 { shells.removeAll() }
+        shells[key] = shell
         return shell
     }
 }

@@ -150,7 +150,8 @@ public struct OwnHair: Sendable {
     }
 
     /// The classes, as the network numbers them.
-    public static let background: UInt8 = 0, skin: UInt8 = 1, hair: UInt8 = 17, hat: UInt8 = 18, unknown: UInt8 = 255
+    public static let background: UInt8 = 0, skin: UInt8 = 1, neck: UInt8 = 14, cloth: UInt8 = 16, hair: UInt8 = 17, hat: UInt8 = 18,
+                      unknown: UInt8 = 255
 
     /// Several faces' parses in one photo: the larger matte and, where a parse says more than "background"
     /// or unknown, its class.

@@ -1,6 +1,7 @@
 // BelievableTests: the plate continues what was behind the removed hair, never paints over the face's
 // features, and the judge of the whole head (`coif eval believable`) measures what it says.
 import CoifCore
+import CoifGroom
 import CoifMedia
 import CoifPipeline
 import CoifRender
@@ -45,6 +46,124 @@ final class BelievableTests: XCTestCase {
         // the hair's colour would be off by 60–130.
         XCTAssertLessThan(sum / Float(count), 5, "the fill's mean error against the gradient")
         XCTAssertLessThan(worst, 16, "the fill's worst error against the gradient")
+    }
+
+    /// A synthetic photo of `side`² whose pixel (x, y) is `background(x, y)` (sRGB bytes) with class
+    /// `classOf(x, y)`, and a disk of dark hair of `radius` in its middle; no head. Returns the plate.
+    private func plateOverSynthetic(side: Int = 256, radius: Float = 48, background: (Int, Int) -> [Float],
+                                    classOf: (Int, Int) -> UInt8 = { _, _ in OwnHair.background }) throws -> (plate: PixelImage, photo: PixelImage, disk: [UInt8]) {
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        var disk = [UInt8](repeating: 0, count: side * side)
+        let centre = Float(side) / 2
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let inside = hypotf(Float(x) - centre, Float(y) - centre) < radius
+                let value: [Float] = inside ? [60, 40, 30] : background(x, y)
+                for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(value[c], 0), 255).rounded()) }
+                if inside { classes[i] = OwnHair.hair; matte[i] = 1; disk[i] = 1 } else { classes[i] = classOf(x, y) }
+            }
+        }
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        return (try HairPlate.fill(Frame(image: image, source: "synthetic"), hair: hair, heads: [], seed: 1).image, image, disk)
+    }
+
+    /// Behind the hair, a textured background (seeded noise, ±40 of 255 around mid grey): the fill carries
+    /// that texture, borrowed from the background around it, instead of a smooth patch (the judge's texture
+    /// 0.5–1.6, and no halo).
+    func testFillCarriesTheBackgroundsTexture() throws {
+        var random = SeededRandom(seed: 7, stream: 0)
+        let side = 256
+        let noise = (0..<(side * side)).map { _ in (random.unitFloat() - 0.5) * 80 }
+        let (plate, _, disk) = try plateOverSynthetic(side: side, background: { x, y in
+            let n = noise[y * side + x]
+            return [120 + n, 130 + n, 110 + n]
+        })
+        let outside = disk.map { UInt8($0 == 0 ? 1 : 0) }
+        let figures = try FillJudge.measure(plate, fill: disk, removed: disk, source: outside, innerPx: 9, outerPx: 35, sigmaPx: 10)
+        print(String(format: "BelievableTests: textured fill: texture %.2f, halo %.1f", figures.texture, figures.halo))
+        // Measured: texture 1.02, halo 0.5; the smooth fill alone, with its grain capped at 3%, is far below 0.5.
+        XCTAssertGreaterThan(figures.texture, 0.5, "the fill's texture against the background's")
+        XCTAssertLessThan(figures.texture, 1.6, "the fill's texture against the background's")
+        XCTAssertLessThan(figures.halo, 4, "the fill's colour against the background's")
+    }
+
+    /// Behind the hair, a blue wall above a red top (the line between them through the hair's middle): each
+    /// continues as itself, blue above the line and red below, not one purple blend of the two.
+    func testFillContinuesEachRegionAsItself() throws {
+        let blue: [Float] = [40, 70, 170], red: [Float] = [170, 40, 40]
+        let (plate, _, disk) = try plateOverSynthetic(background: { _, y in y < 128 ? blue : red },
+                                                      classOf: { _, y in y < 128 ? OwnHair.background : OwnHair.cloth })
+        var worst: [Float] = [0, 0]
+        for y in 0..<256 where abs(y - 128) > 12 {
+            for x in 0..<256 where disk[y * 256 + x] != 0 {
+                let i = y * 256 + x, truth = y < 128 ? blue : red
+                let error = (0..<3).map { abs(Float(plate.pixels[3 * i + $0]) - truth[$0]) }.max()!
+                worst[y < 128 ? 0 : 1] = max(worst[y < 128 ? 0 : 1], error)
+            }
+        }
+        print(String(format: "BelievableTests: wall over top: worst error %.0f above, %.0f below", worst[0], worst[1]))
+        // One membrane over both gave a purple band (errors of ~65 beside the line).
+        XCTAssertLessThan(worst[0], 30, "the wall continues above the line")
+        XCTAssertLessThan(worst[1], 30, "the top continues below the line")
+    }
+
+    /// The slide brings a style's front down the forehead by its whole tilt, keeps the crown where it was,
+    /// and keeps a fringe's tips near the brows they were grown to.
+    func testScalpSlideBringsTheFrontDownAndKeepsCrownAndFringe() throws {
+        let head = try Fixtures.sharedEngine().head
+        let shape = head.shape, c = shape.craniumCentre, r = shape.craniumRadii
+        func surface(y: Float) -> Vec3 {
+            let q = (y - c.y) / r.y
+            return Vec3(0, y, c.z + r.z * max(1 - q * q, 0).squareRoot())
+        }
+        let front = surface(y: shape.hairlineY(azimuth: 0))
+        let crown = Vec3(0, c.y + r.y, c.z)
+        // A strand combed up and back from the front, one standing on the crown, and a fringe from the
+        // front down to just above the brows.
+        let up = [front, front + Vec3(0, 10, -5), front + Vec3(0, 18, -14)]
+        let top = [crown, crown + Vec3(0, 8, 0), crown + Vec3(0, 14, -4)]
+        let fringeTip = Vec3(0, shape.browY + 4, front.z + 6)
+        let fringe = [front, (front + fringeTip) / 2 + Vec3(0, 0, 4), fringeTip]
+        let strands = StrandSet(pointsPerStrand: 3, positions: up + top + fringe)
+        let slide = ScalpSlide(tilt: 10 * .pi / 180, front: front)
+        let slid = slide.apply(to: strands, shape: shape)
+        let moved = slid.positions[0]
+        XCTAssertEqual(moved, slide.movedFront(shape: shape), "the front root lands where the fit expects")
+        XCTAssertLessThan(moved.y, front.y - 10, "the front comes down the forehead (10° of a ~90 mm cranium)")
+        for i in 3..<6 { XCTAssertEqual(slid.positions[i], strands.positions[i], "the crown stays") }
+        XCTAssertLessThan(slid.positions[6].y, front.y - 10, "the fringe's root comes down with the front")
+        XCTAssertLessThan(length(slid.positions[8] - fringeTip), 3, "the fringe's tip stays near the brows")
+        XCTAssertEqual(ScalpSlide(tilt: 0, front: front).apply(to: strands, shape: shape), strands, "no slide moves nothing")
+    }
+
+    /// On a portrait whose hairline is lower than Coif's, the fit slides each short style until its front
+    /// lands at the person's hairline (within 2 px), where it had started well above it.
+    func testHairlineFitPutsTheFrontAtThePersonsHairline() throws {
+        _ = try OwnHairTests.requireModel()
+        let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.removeOwnHair([try engine.analyse(photoPath: "\(portraits)/deepface_img11.jpg", timing: &timing)],
+                                                seed: 1, timing: &timing)[0]
+        let person = try XCTUnwrap(analysis.person, "the plate keeps the person's head")
+        for name in ["buzz-cut", "pixie", "bob"] {
+            let style = try engine.styles.resolve(name)
+            let front = try XCTUnwrap(try engine.styles.frontHairline(style))
+            let slide = HairlineFit.fit(front: front, person: person, analysis: analysis, head: engine.head)
+            func height(_ p: Vec3) throws -> Float {
+                person.local(try XCTUnwrap(analysis.camera.projectInFront(analysis.headToCamera.transformPoint(p)))).up
+            }
+            let before = try height(front), after = try height(slide.movedFront(shape: engine.head.shape))
+            print(String(format: "BelievableTests: %@: front %.0f px above the brows -> %.0f (hairline %.0f), tilt %.2f°", name,
+                         before, after, person.hairlineHeight, slide.tilt * 180 / .pi))
+            XCTAssertGreaterThan(before, person.hairlineHeight + 10, "\(name) started above the person's hairline")
+            XCTAssertLessThan(slide.tilt, HairlineFit.maxTilt, "\(name): within the slide's reach")
+            XCTAssertEqual(after, person.hairlineHeight, accuracy: 2, "\(name): its front at the person's hairline")
+        }
     }
 
     /// On a real photo the plate never changes a pixel the parse labels brow, eye, glasses, ear, earring, nose

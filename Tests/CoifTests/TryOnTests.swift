@@ -83,11 +83,11 @@ final class TryOnTests: XCTestCase {
     func testClumpsRunAsStreaksOfTheirOwnToneAroundTheSameMean() throws {
         let engine = try Fixtures.sharedEngine()
         let base = try demoResult()
-        func hairLuminance(clumpVariation: Float) throws -> (mean: Double, deviation: Double) {
+        func hairLuminance(clumpVariation: Float, seed: UInt64) throws -> (mean: Double, deviation: Double) {
             var look = HairLook(color: try HairColor.parse("auburn"))
             look.shading.clumpVariation = clumpVariation
             var job = TryOnJob(input: .frame(base.analysis.frame), look: look)
-            job.seed = 1
+            job.seed = seed
             var timing = FrameTiming()
             let result = try engine.render([base.analysis], job: job, timing: &timing)
             let image = result.images.composite, matte = result.images.matte, w = image.width, h = image.height
@@ -118,8 +118,16 @@ final class TryOnTests: XCTestCase {
             XCTAssertGreaterThan(count, 1_500)
             return (total / Double(count), departure / Double(count))
         }
-        let flat = try hairLuminance(clumpVariation: 0)
-        let clumped = try hairLuminance(clumpVariation: HairShading.defaultClumpVariation)
+        // Over three seeds: which clumps of the seeded tone field land in view (and whether light ones lie
+        // beside dark ones) varies from one strand layout to the next (a 1° slide of the bob moved one
+        // seed's figure from +30% to +14%); the three together measure the clumps, not one draw.
+        var flat = (mean: 0.0, deviation: 0.0), clumped = (mean: 0.0, deviation: 0.0)
+        for seed: UInt64 in 1...3 {
+            let f = try hairLuminance(clumpVariation: 0, seed: seed)
+            let c = try hairLuminance(clumpVariation: HairShading.defaultClumpVariation, seed: seed)
+            flat = (flat.mean + f.mean / 3, flat.deviation + f.deviation / 3)
+            clumped = (clumped.mean + c.mean / 3, clumped.deviation + c.deviation / 3)
+        }
         print(String(format: "TryOnTests: hair luminance mean %.1f → %.1f, local departure %.2f → %.2f (clump variation 0 → %.1f)",
                      flat.mean, clumped.mean, flat.deviation, clumped.deviation, HairShading.defaultClumpVariation))
         XCTAssertGreaterThan(clumped.deviation, flat.deviation * 1.15, "clumps should add tonal variation")
