@@ -63,7 +63,10 @@ public enum BelievableEvaluation {
             // The head the background fill stays off: the face and Coif's posed skull (where the plate fills skin).
             var wholeHead = TryOnEngine.headSilhouette(analyses, head: engine.head)
             for i in wholeHead.indices where face[i] != 0 { wholeHead[i] = 255 }
-            let wasHair = own.matte.map { $0 >= 0.5 }
+            // The person's own hair: not another face's in the photo (which the plate keeps).
+            var ownMatte = own.matte
+            HairPlate.keepOthersHair(&ownMatte, width: width, heads: [head], others: TryOnEngine.otherFaces(analyses))
+            let wasHair = ownMatte.map { $0 >= 0.5 }
             let removed = wasHair.map { $0 ? UInt8(255) : 0 }
             let faceSkin = own.classes.reduce(0) { $0 + ($1 == OwnHair.skin ? 1 : 0) }
             let crop = own.crop.side

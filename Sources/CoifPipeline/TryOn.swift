@@ -299,7 +299,7 @@ public final class TryOnEngine {
                 guard let person else { return nil }
                 return (person, headSilhouette([analysis], head: head))
             }
-            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, seed: seed)
+            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
         }
         let scalpHair = timing.measure(.plate) {
@@ -315,6 +315,13 @@ public final class TryOnEngine {
             a.person = person
             return a
         }
+    }
+
+    /// The photo's faces that `analyses` leave out (`--face largest` in a couple's photo): their hair stays
+    /// theirs (HairPlate.keepOthersHair).
+    static func otherFaces(_ analyses: [PhotoAnalysis]) -> [FaceBox] {
+        guard let first = analyses.first else { return [] }
+        return first.faceBoxes.filter { box in !analyses.contains { FaceAnalyzer.overlap($0.chosen.box, box) > 0.5 } }
     }
 
     /// Coif's head, posed and sized for each face, filled into one mask of the photo: the skull the new hair

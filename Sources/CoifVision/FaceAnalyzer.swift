@@ -477,7 +477,7 @@ public final class FaceAnalyzer {
     }
 
     /// Intersection area over the smaller box's area.
-    static func overlap(_ a: FaceBox, _ b: FaceBox) -> Float {
+    public static func overlap(_ a: FaceBox, _ b: FaceBox) -> Float {
         let w = max(0, min(a.right, b.right) - max(a.left, b.left)), h = max(0, min(a.bottom, b.bottom) - max(a.top, b.top))
         let smaller = min(a.width * a.height, b.width * b.height)
         return smaller > 0 ? w * h / smaller : 0

@@ -196,9 +196,11 @@ public enum HairPlate {
     /// kept, not painted into an eyeless mask). `scalp`: how much of each pixel was filled on the heads'
     /// hair-bearing scalp (the skull off the face and the forehead below the natural hairline), which the
     /// composite covers with close-cropped hair; `skin`: how much of each pixel was filled with skin (where
-    /// the head's shading applies). Deterministic for a seed.
-    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, skull: [UInt8])], seed: UInt64) throws
-        -> (image: PixelImage, scalp: [Float], skin: [Float]) {
+    /// the head's shading applies). `others`: the photo's other faces, whose hair is theirs: a hair pixel
+    /// nearer (in face widths) to one of them than to every head is kept, not removed (the parse's crop
+    /// around a face in a couple's photo takes in the partner's hair too). Deterministic for a seed.
+    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, skull: [UInt8])], others: [FaceBox] = [],
+                            seed: UInt64) throws -> (image: PixelImage, scalp: [Float], skin: [Float]) {
         let image = frame.image
         let width = image.width, height = image.height
         precondition(hair.matte.count == width * height && heads.allSatisfy { $0.skull.count == width * height })
@@ -228,6 +230,7 @@ public enum HairPlate {
         for i in protect.indices where protectedClasses.contains(hair.classes[i]) { protect[i] = 1 }
         var remove = removal(hair)
         for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
+        keepOthersHair(&remove, width: width, heads: heads.map(\.person), others: others)
         var out = [UInt8](repeating: 0, count: image.pixels.count)
         var scalp = [Float](repeating: 0, count: width * height)
         let status = image.pixels.withUnsafeBufferPointer { rgb in
@@ -242,6 +245,27 @@ public enum HairPlate {
         // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
         let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }
         return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
+    }
+
+    /// Zeroes the removal where a hair pixel is nearer to another face than to every head: distances from
+    /// the brows' centre (a head's, or a box's centre raised by a quarter of its height) over the face's
+    /// width (twice the head's half-width, or the box's), so a small face in the back does not claim the hair
+    /// beside a large one in front.
+    public static func keepOthersHair(_ remove: inout [Float], width: Int, heads: [PersonHead], others: [FaceBox]) {
+        guard !others.isEmpty, !heads.isEmpty else { return }
+        let own = heads.map { (centre: $0.browCentre, scale: max(2 * $0.halfWidth, 1)) }
+        let theirs = others.map { (centre: Vec2(($0.left + $0.right) / 2, $0.top + 0.25 * ($0.bottom - $0.top)),
+                                   scale: max($0.right - $0.left, 1)) }
+        func nearest(_ p: Vec2, _ faces: [(centre: Vec2, scale: Float)]) -> Float {
+            faces.reduce(Float.infinity) { best, face in
+                let d = p - face.centre
+                return min(best, (d * d).sum().squareRoot() / face.scale)
+            }
+        }
+        for i in remove.indices where remove[i] > 0 {
+            let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            if nearest(p, theirs) < nearest(p, own) { remove[i] = 0 }
+        }
     }
 
     /// The cropped hair's texture over the scalp the plate filled (1 where `scalp` is 0), the product of two:

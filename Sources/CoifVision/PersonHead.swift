@@ -73,8 +73,10 @@ public struct PersonHead: Sendable {
 
     /// Columns across the forehead (shares of its half-width) where the person's own hairline is looked for.
     public static let hairlineColumns: [Float] = [-0.5, -0.25, 0, 0.25, 0.5]
-    /// Hair found lower than this share of the middle third above the brows is a fringe hiding the hairline.
-    public static let fringeBelow: Float = 0.4
+    /// Hair found lower than this share of the middle third above the brows is a fringe hiding the hairline
+    /// (a hairline sits about 1.1 middle thirds up, rarely under 0.8; at 0.4, a fringe on a head bowed toward
+    /// the camera passed for a hairline and slid every style down over the brows).
+    public static let fringeBelow: Float = 0.6
 
     /// This head with its hairline at the person's own, where the own hair's `matte` (photo-sized, 0…1) shows
     /// it: in each of `hairlineColumns`, walking up from the brows, the first pixel of hair (matte ≥ 0.5); the

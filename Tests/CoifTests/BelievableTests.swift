@@ -166,6 +166,32 @@ final class BelievableTests: XCTestCase {
         }
     }
 
+    /// In a couple's photo the plate removes only the chosen person's hair: the parse's crop around her face
+    /// takes in her partner's hair too, which stays his (each hair pixel belongs to the nearer face).
+    func testPlateLeavesAnotherPersonsHair() throws {
+        _ = try OwnHairTests.requireModel()
+        let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: "\(portraits)/deepface_couple.jpg", timing: &timing)
+        let removed = try engine.removeOwnHair([analysis], seed: 1, timing: &timing)[0]
+        let other = try XCTUnwrap(analysis.faceBoxes.first { FaceAnalyzer.overlap($0, analysis.chosen.box) < 0.5 }, "two faces")
+        let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate), photo = analysis.frame.image
+        // His hair: above and beside his face box, where the parse of her crop saw hair.
+        let h = other.bottom - other.top, w = other.right - other.left
+        var hair = 0, changed = 0
+        for y in max(0, Int(other.top - 0.6 * h))..<Int(other.top + 0.2 * h) {
+            for x in max(0, Int(other.left - 0.1 * w))..<min(photo.width, Int(other.right + 0.1 * w)) where own.matte[y * photo.width + x] >= 0.5 {
+                hair += 1
+                let i = 3 * (y * photo.width + x)
+                if (0..<3).contains(where: { plate.pixels[i + $0] != photo.pixels[i + $0] }) { changed += 1 }
+            }
+        }
+        print("BelievableTests: couple: \(changed) of \(hair) px of his hair (in her parse) changed by the plate")
+        XCTAssertGreaterThan(hair, 2000, "her parse sees his hair")
+        XCTAssertLessThan(Double(changed), 0.02 * Double(hair), "his hair stays")
+    }
+
     /// On a real photo the plate never changes a pixel the parse labels brow, eye, glasses, ear, earring, nose
     /// or mouth, and it keeps the landmarks' eyes and brows even where the removal reaches them.
     func testPlateNeverPaintsOverTheFacesFeatures() throws {
