@@ -48,6 +48,34 @@ const SRGB &srgb() {
     return table;
 }
 
+// Gamma 2.2 and back, as interpolated 4096-step tables over [0, 1] (cv::pow on a 512² box cost ~10 ms
+// each way); values outside are clamped.
+struct Gamma {
+    float encode[4097], decode[4097];
+    Gamma() {
+        for (int i = 0; i <= 4096; ++i) {
+            encode[i] = float(std::pow(i / 4096.0, 1 / 2.2));
+            decode[i] = float(std::pow(i / 4096.0, 2.2));
+        }
+    }
+    static float lookUp(const float *table, float x) {
+        const float t = std::min(std::max(x, 0.0f), 1.0f) * 4096;
+        const int i = std::min(int(t), 4095);
+        return table[i] + (table[i + 1] - table[i]) * (t - float(i));
+    }
+    // Each channel of a CV_32FC3 through `table`, in place.
+    static void apply(cv::Mat &m, const float *table) {
+        for (int y = 0; y < m.rows; ++y) {
+            float *v = m.ptr<float>(y);
+            for (int x = 0; x < 3 * m.cols; ++x) v[x] = lookUp(table, v[x]);
+        }
+    }
+};
+const Gamma &gamma22() {
+    static const Gamma table;
+    return table;
+}
+
 // A uniform value in [0, 1) from a pixel and a seed (SplitMix64's finaliser).
 inline float hash01(uint64_t x, uint64_t y, uint64_t seed) {
     uint64_t z = seed ^ (x * 0x9E3779B97F4A7C15ull) ^ (y * 0xC2B2AE3D27D4EB4Full);
@@ -478,8 +506,11 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         // pixels just outside what the network calls hair, and pull-push would carry them into the hole.
         const int band = std::max(2, std::max(box.width, box.height) / 60) | 1;
         cv::Mat notRemoving;
-        cv::dilate(removingBox, notRemoving, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * band + 1, 2 * band + 1)));
-        notRemoving = notRemoving == 0;
+        // Distance to the removed hair (px, L2 from a 3×3 mask): the band, the wisps' reach and where tiles
+        // may be copied from are all thresholds of it (a dilation by a 70-px ellipse cost tens of ms).
+        cv::Mat fromHair;
+        cv::distanceTransform(removingBox == 0, fromHair, cv::DIST_L2, 3);
+        notRemoving = fromHair > float(band);
         // Off the head, what shows beside the hair continues into it: background, the body's skin (neck,
         // shoulders, chest) and the clothes it hung over, each as its own region (below), so a neck is not cut
         // square, a bare shoulder is not painted over with background, nor a top with skin. Not what the parse
@@ -513,8 +544,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         // (a backdrop the colour of the hair is background after all).
         cv::Vec3f hairMedian;
         if (medianColour(linear, [&](int x, int y) { return removeBox.at<float>(y, x) > 0.9f; }, hairMedian)) {
-            cv::Mat nearHair;
-            cv::dilate(removingBox, nearHair, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(8 * band + 1, 8 * band + 1)));
+            const cv::Mat nearHair = fromHair <= float(4 * band);
             cv::Mat unlike = backgroundSource.clone();
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
@@ -608,11 +638,16 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             }
             // Tiles are copied from farther out than the fill's sources (three bands): stray hairs past the
             // matte's edge, copied in pieces, read as dark scribbles.
-            cv::Mat farFromHair;
-            cv::dilate(removingBox, farFromHair, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(6 * band + 1, 6 * band + 1)));
-            farFromHair = farFromHair == 0;
+            const cv::Mat farFromHair = fromHair > float(3 * band);
+            std::vector<cv::Mat> channels;
+            cv::split(share, channels);
             cv::Mat perceptual;
-            cv::pow(linear, 1 / 2.2, perceptual);
+            perceptual = linear.clone();
+            Gamma::apply(perceptual, gamma22().encode);
+            // One texture for every region: tiles lie wholly on one region's sources, half a tile (≥ 4 px)
+            // from its edge, beyond the reach of the 1.5-px mean, so a mean over all the sources is each
+            // region's own there.
+            const cv::Mat detail = fineDetail(perceptual, anySource);
             for (size_t k = 0; k < regions.size(); ++k) {
                 Region &region = regions[k];
                 cv::Mat weight;
@@ -620,8 +655,17 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 // Interpolated in perceptual (gamma 2.2) values, not linear light: a high-contrast backdrop
                 // (dark leaves with sunlit ones) averages in linear light to a pale grey the eye never sees
                 // in it, which glowed over a hedge.
-                region.fill = smoothFill(perceptual, weight);
-                region.detail = fineDetail(perceptual, region.source);
+                // A region that continues nowhere off the head needs no fill (its share is nil everywhere).
+                double claimed = 0;
+                cv::minMaxLoc(channels[k], nullptr, &claimed, nullptr, nullptr, offHead);
+                if (claimed < 0.01) {
+                    region.fill = cv::Mat(box.size(), CV_32FC3, cv::Scalar::all(0));
+                    continue;
+                }
+                // At most 256 px on the long side: the fill is smooth by construction, and the texture
+                // borrowed below carries the fine scale (a 512² box filled at full size cost ~15 ms a region).
+                region.fill = smoothFill(perceptual, weight, 256);
+                region.detail = detail;
                 // Tiles enough to cover the region's part of the hole without stamping one patch (a necklace's
                 // beads down a shoulder): source tiles over at least a sixteenth of that area and four tiles, far
                 // from the hair if there are so many, else anywhere on the region; fewer, and the region keeps
@@ -650,12 +694,13 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                     g[x] = grain;
                 }
             }
-            cv::pow(cv::max(backgroundFill, 0.0), 2.2, backgroundFill);
+            Gamma::apply(backgroundFill, gamma22().decode);
         }
 
         cv::Mat skinWeight;
         skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
-        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight) : backgroundFill.clone();
+        // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
+        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight, 256) : backgroundFill.clone();
         // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
         // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
         const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
