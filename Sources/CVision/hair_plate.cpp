@@ -3,11 +3,13 @@
 //    the probability refined into a soft matte by a guided filter (He et al. 2013, OpenCV ximgproc) with the
 //    photo as guide, so the matte's edge follows the photo's own edges: wisps fade rather than step.
 //  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the person's head (face and
-//    skull) the hair is replaced by skin continued from the visible skin and neck; outside it by what shows
-//    beside it (background, neck, cloth); each from its own sources only (so no hair colour smears in), by
-//    pull-push interpolation (Gortler et al. 1996) refined by membrane sweeps, plus grain matched to the
-//    sources' noise, blended by the removal weight. It also reports where it filled the hair-bearing scalp
-//    (the head off the bare face and forehead), which the composite draws as close-cropped hair, not skin.
+//    skull) the hair is replaced by skin continued from the visible skin and neck, plus grain matched to the
+//    sources' noise; outside it by each region beside it (background, the body's skin, clothes) continued as
+//    itself, the body only below the chin, with texture borrowed in tiles from that region's own sources
+//    nearby. Every fill uses its own sources only (so no hair colour smears in): pull-push interpolation
+//    (Gortler et al. 1996) refined by membrane sweeps; blended by the removal weight. It also reports where it
+//    filled the hair-bearing scalp (the head off the bare face and forehead), which the composite draws as
+//    close-cropped hair, not skin.
 //  - cv_hair_recolor: the own hair recoloured in linear light, texture kept as relative luminance.
 // Deterministic: no threads race on a value, the grain is a hash of the pixel and a seed.
 #include "CVision.h"

@@ -213,9 +213,10 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
                           int32_t size, const uint8_t *classes, const float *hair, int32_t guided_radius,
                           float guided_eps, uint8_t *classes_out, float *matte_out);
 
-// The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, by
-// background elsewhere, each continued from its own visible class (classes[] at photo resolution), with
-// grain seeded by `seed`; pixels the parse calls a feature (CV_PARSE_FIRST_FEATURE…LAST) keep their bytes.
+// The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, elsewhere by
+// the region beside it (background; the body's skin or clothes, below the chin), each continued from its own
+// visible class (classes[] at photo resolution) with that region's texture or grain, seeded by `seed`;
+// pixels the parse calls a feature (CV_PARSE_FIRST_FEATURE…LAST) keep their bytes.
 // out_rgb[width*height*3]. bare[] (non-zero: the face and its forehead) marks the head's bare skin;
 // out_scalp[width*height] (may be NULL) receives, 0..1, how much of each pixel was filled on the hair-bearing
 // scalp (head off bare), softened. 0 = ok.
