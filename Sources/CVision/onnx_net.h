@@ -5,6 +5,7 @@
 #define COIF_CVISION_ONNX_NET_H
 
 #include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
 
 #include <cstdio>
@@ -26,6 +27,13 @@ inline bool read_onnx(const char *path, cv::dnn::Net &net, char *message, size_t
         set_message(message, len, "no such file");
         return false;
     }
+    // OpenCV's own log is silenced once, before the first network is read: a network of the wrong shape
+    // printed seven "[ERROR:…]" lines before Coif's one-line message (README: errors are one line).
+    static const bool silenced = [] {
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        return true;
+    }();
+    (void)silenced;
     try {
         net = cv::dnn::readNetFromONNX(path);
         net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);

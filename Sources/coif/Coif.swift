@@ -16,6 +16,10 @@ struct Coif: ParsableCommand {
 
     /// Parses, runs, and turns every failure into one line and its documented exit code.
     static func main() {
+        // Mesa's libEGL prints its own warnings ("libEGL warning: egl: failed to create dri2 screen") before
+        // Coif's one-line error: fatal ones only, unless the user asked for more. Set first, before any thread
+        // could read the environment.
+        setenv("EGL_LOG_LEVEL", "fatal", 0)
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -4,6 +4,7 @@
 import CoifCore
 import CoifGroom
 import CoifMedia
+import CoifVision
 import Foundation
 import XCTest
 
@@ -66,6 +67,39 @@ final class HostileInputTests: XCTestCase {
 
     /// A 69-byte PNG whose header claims N×N: over 200 MP is 15 and under it (but more than 69 bytes can
     /// hold) 12, from the header, for `diff` and `render` alike, within 1 GB of address space.
+    /// Libraries' own complaints do not come before Coif's one line (issue #29, section 6): OpenCV's
+    /// "[ERROR:…]" lines for a network of the wrong shape, and Mesa's "libEGL warning" for a driver that is
+    /// not there. Each fails with its documented code and exactly one line on stderr.
+    func testLibrariesLogsDoNotPrecedeTheOneLineError() throws {
+        _ = try OwnHairTests.requireModel()
+        let astronaut = try Fixtures.requireAstronaut()
+        let directory = try Fixtures.temporaryDirectory()
+        let output = directory + "/out.png"
+        // No GPU driver (the surfaceless platform forced, so a machine with an EGL device takes the same path).
+        let gpu = try Fixtures.runCoif(["render", astronaut, "-o", output],
+                                       environment: ["COIF_EGL_PLATFORM": "surfaceless", "GALLIUM_DRIVER": "nonexistent"])
+        XCTAssertEqual(gpu.status, 40, gpu.stderr)
+        XCTAssertEqual(gpu.stderr.split(separator: "\n").count, 1, "one line: \(gpu.stderr)")
+        XCTAssertTrue(gpu.stderr.hasPrefix("coif: GPU:"), gpu.stderr)
+        // The 256² parsing network in the 512² one's place (its sidecar speaking for it): the other models as they are.
+        let models = directory + "/models"
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        let installed = ModelCache.directory()
+        for file in try FileManager.default.contentsOfDirectory(atPath: installed) where !file.hasPrefix("face-parsing-512") {
+            try FileManager.default.createSymbolicLink(atPath: models + "/" + file, withDestinationPath: installed + "/" + file)
+        }
+        try FileManager.default.createSymbolicLink(atPath: models + "/face-parsing-512.onnx",
+                                                   withDestinationPath: installed + "/face-parsing-256.onnx")
+        let sidecar = try String(contentsOfFile: installed + "/face-parsing-256.onnx.sha256", encoding: .utf8)
+        try sidecar.replacingOccurrences(of: "face-parsing-256", with: "face-parsing-512")
+            .write(toFile: models + "/face-parsing-512.onnx.sha256", atomically: true, encoding: .utf8)
+        let network = try Fixtures.runCoif(["render", astronaut, "-o", output], environment: ["COIF_MODELS": models])
+        XCTAssertEqual(network.status, 50, network.stderr)
+        XCTAssertEqual(network.stderr.split(separator: "\n").count, 1, "one line: \(network.stderr)")
+        XCTAssertTrue(network.stderr.contains("face-parsing-512.onnx"), network.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written")
+    }
+
     func testPNGBombIsRefusedFromItsHeader() throws {
         let dir = try Fixtures.temporaryDirectory()
         for (side, code) in [(10_000, Int32(12)), (20_000, 15), (60_000, 15), (1_000_000, 15)] {
