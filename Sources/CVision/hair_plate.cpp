@@ -243,6 +243,17 @@ cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kF
     return filled;
 }
 
+// Rec. 709 luma of a colour.
+inline float lumaOf(const cv::Vec3f &c) { return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]; }
+
+// A robust standard deviation of values centred on 0, from their magnitudes: 1.4826 × the median (0 for
+// none). Reorders `magnitudes`.
+float robustSigma(std::vector<float> &magnitudes) {
+    if (magnitudes.empty()) return 0;
+    std::nth_element(magnitudes.begin(), magnitudes.begin() + magnitudes.size() / 2, magnitudes.end());
+    return 1.4826f * magnitudes[magnitudes.size() / 2];
+}
+
 // The noise of the pixels `mask` marks, in linear light: a robust standard deviation (1.4826 × the median
 // absolute value) of the fine detail (image minus a 3×3 box blur), so edges and features among the sources
 // do not count as grain. The grain a fill must carry to look like the photo around it.
@@ -255,14 +266,11 @@ float grainSigma(const cv::Mat &linear, const cv::Mat &mask) {
         const uint8_t *m = mask.ptr<uint8_t>(y);
         for (int x = 0; x < linear.cols; ++x) {
             if (!m[x]) continue;
-            const cv::Vec3f d = l[x] - b[x];
-            magnitudes.push_back(std::fabs(0.2126f * d[0] + 0.7152f * d[1] + 0.0722f * d[2]));
+            magnitudes.push_back(std::fabs(lumaOf(l[x] - b[x])));
         }
     }
-    if (magnitudes.empty()) return 0;
-    std::nth_element(magnitudes.begin(), magnitudes.begin() + magnitudes.size() / 2, magnitudes.end());
     // A 3×3 box leaves 8/9 of white noise's variance in the detail.
-    return 1.4826f * magnitudes[magnitudes.size() / 2] / std::sqrt(8.0f / 9.0f);
+    return robustSigma(magnitudes) / std::sqrt(8.0f / 9.0f);
 }
 
 bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
@@ -291,28 +299,26 @@ cv::Mat fineDetail(const cv::Mat &perceptual, const cv::Mat &source) {
             if (!m[x] || n[x] < 0.5f) continue;
             const cv::Vec3f r = l[x] - s[x] / n[x];
             d[x] = r;
-            magnitudes.push_back(std::fabs(0.2126f * r[0] + 0.7152f * r[1] + 0.0722f * r[2]));
+            magnitudes.push_back(std::fabs(lumaOf(r)));
         }
     }
     if (magnitudes.empty()) return detail;
-    std::nth_element(magnitudes.begin(), magnitudes.begin() + magnitudes.size() / 2, magnitudes.end());
-    const float limit = std::max(2.5f * 1.4826f * magnitudes[magnitudes.size() / 2], 0.002f);
+    const float limit = std::max(2.5f * robustSigma(magnitudes), 0.002f);
     for (int y = 0; y < detail.rows; ++y) {
         cv::Vec3f *d = detail.ptr<cv::Vec3f>(y);
         for (int x = 0; x < detail.cols; ++x) {
-            const float luma = std::fabs(0.2126f * d[x][0] + 0.7152f * d[x][1] + 0.0722f * d[x][2]);
+            const float luma = std::fabs(lumaOf(d[x]));
             if (luma > limit) d[x] *= limit / luma;
         }
     }
     return detail;
 }
 
-// One region that continues off the head into the removed hair (the background, the neck, the clothes): its
-// own sources, its smooth fill, its texture, and where its tiles may be copied from.
+// One region that continues off the head into the removed hair (the background, the body's skin, the
+// clothes): its own sources, its smooth fill, and where its tiles of texture may be copied from.
 struct Region {
     cv::Mat source;                  // CV_8U: this region's source pixels
-    cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values)
-    cv::Mat detail;                  // CV_32FC3: its texture (fineDetail, perceptual), 0 off its sources
+    cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values); empty where it continues nowhere
     std::vector<cv::Point> centres;  // centres of tiles lying wholly on its sources (none: too few to copy)
     float grain = 0;                 // the grain it carries instead, where it has no tiles
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
@@ -355,15 +361,15 @@ cv::Point nearbyTile(const TileGrid &grid, cv::Point centre, uint64_t seed) {
     return *found[std::min(pick, found.size() - 1)];
 }
 
-// The regions' texture carried into the pixels `target` marks (CV_8U): square tiles of `tile` px, laid on a
-// half-tile grid. Each tile is copied from the region that continues at its centre (`label`: an index into
-// `regions`), from a tile lying wholly on that region's sources near it (nearbyTile), so the texture is the
+// The sources' texture (`detail`, fineDetail's) carried into the pixels `target` marks (CV_8U): square tiles
+// of `tile` px, laid on a half-tile grid. Each tile is copied from the region that continues at its centre
+// (`label`: an index into `regions`), from a tile lying wholly on that region's sources near it (nearbyTile), so the texture is the
 // local one (the hedge beside, not the wall across, the sharp background beside, not the blurred one
 // farther off) without repeating one patch along the edge. Tiles are weighted by sin² windows (which sum to 1 at half-tile overlap) and normalised by the
 // root of the summed squared weights, so overlapping independent copies keep the sources' variance instead
 // of averaging it away. Zero where the region there has no tiles.
-cv::Mat borrowedDetail(const std::vector<Region> &regions, const cv::Mat &label, const cv::Mat &target, int tile,
-                       uint64_t seed) {
+cv::Mat borrowedDetail(const cv::Mat &detail, const std::vector<Region> &regions, const cv::Mat &label, const cv::Mat &target,
+                       int tile, uint64_t seed) {
     cv::Mat out(target.size(), CV_32FC3, cv::Scalar::all(0));
     const int half = tile / 2;
     std::vector<TileGrid> grids;
@@ -390,7 +396,6 @@ cv::Mat borrowedDetail(const std::vector<Region> &regions, const cv::Mat &label,
             // A region without tiles keeps its grain: another region's texture is not its own.
             if (r >= regions.size() || regions[r].centres.empty()) continue;
             const cv::Point best = nearbyTile(grids[r], centre, seed);
-            const cv::Mat &detail = regions[r].detail;
             const int sx = best.x - half, sy = best.y - half;
             for (int v = 0; v < tile; ++v) {
                 const int y = by + v;
@@ -599,14 +604,10 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin
             // (the head's lowest row), fading in over the fifth of the head's height above it, where the
             // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
-            int headTop = -1, headBottom = -1;
-            for (int y = 0; y < box.height; ++y) {
-                if (cv::countNonZero(headBox.row(y)) == 0) continue;
-                if (headTop < 0) headTop = y;
-                headBottom = y;
-            }
-            const float bodyFrom = headBottom < 0 ? -1e9f : headBottom - 0.2f * (headBottom - headTop);
-            const float bodyRamp = headBottom < 0 ? 1 : std::max(1.0f, 0.2f * (headBottom - headTop));
+            const cv::Rect head = cv::boundingRect(headBox);
+            const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
+            const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
+            const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
             cv::Mat label(box.size(), CV_8U, cv::Scalar(0));
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
@@ -643,8 +644,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             const cv::Mat farFromHair = fromHair > float(3 * band);
             std::vector<cv::Mat> channels;
             cv::split(share, channels);
-            cv::Mat perceptual;
-            perceptual = linear.clone();
+            cv::Mat perceptual = linear.clone();
             Gamma::apply(perceptual, gamma22().encode);
             // One texture for every region: tiles lie wholly on one region's sources, half a tile (≥ 4 px)
             // from its edge, beyond the reach of the 1.5-px mean, so a mean over all the sources is each
@@ -652,22 +652,18 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             const cv::Mat detail = fineDetail(perceptual, anySource);
             for (size_t k = 0; k < regions.size(); ++k) {
                 Region &region = regions[k];
-                cv::Mat weight;
-                region.source.convertTo(weight, CV_32F, 1.0 / 255);
-                // Interpolated in perceptual (gamma 2.2) values, not linear light: a high-contrast backdrop
-                // (dark leaves with sunlit ones) averages in linear light to a pale grey the eye never sees
-                // in it, which glowed over a hedge.
                 // A region that continues nowhere off the head needs no fill (its share is nil everywhere).
                 double claimed = 0;
                 cv::minMaxLoc(channels[k], nullptr, &claimed, nullptr, nullptr, offHead);
-                if (claimed < 0.01) {
-                    region.fill = cv::Mat(box.size(), CV_32FC3, cv::Scalar::all(0));
-                    continue;
-                }
-                // At most 256 px on the long side: the fill is smooth by construction, and the texture
-                // borrowed below carries the fine scale (a 512² box filled at full size cost ~15 ms a region).
+                if (claimed < 0.01) continue;
+                // Interpolated in perceptual (gamma 2.2) values, not linear light: a high-contrast backdrop
+                // (dark leaves with sunlit ones) averages in linear light to a pale grey the eye never sees
+                // in it, which glowed over a hedge. At most 256 px on the long side: the fill is smooth by
+                // construction, and the texture borrowed below carries the fine scale (a 512² box filled at
+                // full size cost ~15 ms a region).
+                cv::Mat weight;
+                region.source.convertTo(weight, CV_32F, 1.0 / 255);
                 region.fill = smoothFill(perceptual, weight, 256);
-                region.detail = detail;
                 // Tiles enough to cover the region's part of the hole without stamping one patch (a necklace's
                 // beads down a shoulder): source tiles over at least a sixteenth of that area and four tiles, far
                 // from the hair if there are so many, else anywhere on the region; fewer, and the region keeps
@@ -680,7 +676,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                     region.grain = std::min(grainSigma(linear, region.source), 0.03f);
                 }
             }
-            backgroundDetail = borrowedDetail(regions, label, offHead, tile, seed);
+            backgroundDetail = borrowedDetail(detail, regions, label, offHead, tile, seed);
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
                 cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
@@ -689,6 +685,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                     cv::Vec3f sum(0, 0, 0);
                     float grain = 0;
                     for (size_t k = 0; k < regions.size(); ++k) {
+                        if (regions[k].fill.empty()) continue;
                         sum += regions[k].fill.at<cv::Vec3f>(y, x) * sh[x][int(k)];
                         grain += regions[k].grain * sh[x][int(k)];
                     }
@@ -770,7 +767,7 @@ int32_t cv_hair_recolor(const uint8_t *rgb, int32_t width, int32_t height, const
     const size_t n = size_t(width) * height;
     std::memcpy(out_rgb, rgb, n * 3);
     const SRGB &t = srgb();
-    auto luma = [](float r, float g, float b) { return 0.2126f * r + 0.7152f * g + 0.0722f * b; };
+    auto luma = [](float r, float g, float b) { return lumaOf(cv::Vec3f(r, g, b)); };
     // The hair's mean luminance (matte-weighted, linear): the level its texture is measured against.
     double sum = 0, weight = 0;
     for (size_t i = 0; i < n; ++i) {

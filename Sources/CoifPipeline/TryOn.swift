@@ -568,6 +568,10 @@ public final class TryOnEngine {
             faceWidthPx: analysis.faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
             resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
         let slide = try hairlineFit(analysis, style: style)
+        if let slide {
+            logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
+                                                    "hairlinePx": "\(analysis.person?.hairlineHeight ?? 0)"])
+        }
         let strands = try strandGeometry(style: style, lod: lod, seed: job.seed, slide: slide)
         let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
         return HairScene(style: style, slide: slide, levelOfDetail: lod, strands: strands,
@@ -575,13 +579,11 @@ public final class TryOnEngine {
     }
 
     /// How `style` sits on `analysis`'s head: its front slid to the person's own hairline where the plate
-    /// found the person's head (HairlineFit), as grown otherwise.
+    /// found the person's head (HairlineFit), as grown otherwise. A bisection over one projected point (the
+    /// hair's region and the scene each ask; cheaper than carrying it between them).
     func hairlineFit(_ analysis: PhotoAnalysis, style: Style) throws -> ScalpSlide? {
         guard let person = analysis.person, let front = try styles.frontHairline(style) else { return nil }
-        let slide = HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
-        logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
-                                                "hairlinePx": "\(person.hairlineHeight)"])
-        return slide
+        return HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
     }
 
     /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
