@@ -205,6 +205,12 @@ cv::Mat pullPush(const cv::Mat &value, const cv::Mat &weight) {
     return filled;
 }
 
+// The removal a pixel may carry and still be a fill's source (and lie outside the band kept from the hair):
+// the guided filter's matte trails off over a soft background of the hair's own colour (fair hair against
+// dry grass) at 2–8%, and with every pixel above 2% kept from the sources, that background had none left
+// and the fill came from a strip of skin the parse called background: a flat pink-beige hood.
+constexpr float kSourceRemoveBelow = 0.1f;
+
 // Pull-push at no more than `kFillSidePx` on the box's long side: the fill is smooth by construction, so a
 // large photo's box (a 1080p head: ~700 px) is filled at a fraction of its size and resized back, which keeps
 // the plate's cost flat in the photo's resolution. Boxes that fit are filled at full size.
@@ -513,10 +519,11 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         // pixels just outside what the network calls hair, and pull-push would carry them into the hole.
         const int band = std::max(2, std::max(box.width, box.height) / 60) | 1;
         cv::Mat notRemoving;
-        // Distance to the removed hair (px, L2 from a 3×3 mask): the band, the wisps' reach and where tiles
-        // may be copied from are all thresholds of it (a dilation by a 70-px ellipse cost tens of ms).
+        // Distance to the removed hair (px, L2 from a 3×3 mask; the hair: a removal of kSourceRemoveBelow or
+        // more): the band, the wisps' reach and where tiles may be copied from are all thresholds of it (a
+        // dilation by a 70-px ellipse cost tens of ms).
         cv::Mat fromHair;
-        cv::distanceTransform(removingBox == 0, fromHair, cv::DIST_L2, 3);
+        cv::distanceTransform(removeBox <= kSourceRemoveBelow, fromHair, cv::DIST_L2, 3);
         notRemoving = fromHair > float(band);
         // Off the head, what shows beside the hair continues into it: background, the body's skin (neck,
         // shoulders, chest) and the clothes it hung over, each as its own region (below), so a neck is not cut

@@ -122,8 +122,8 @@ enum LandmarkFitting {
 
 /// Coif's head as a signed distance field (mm; negative inside), a pure function of the 68 head-space
 /// landmarks, so the generator that meshes it and the renderer that collides against it agree exactly.
-/// A smooth union (polynomial smin) of: a cranium ellipsoid (breadth 150, length 190, vertex 230 mm above
-/// the chin), a lower-face ellipsoid, a chain of capsules through jaw landmarks 0–16 (pushed inward by
+/// A smooth union (polynomial smin) of: a cranium (breadth 150, length 190, vertex 230 mm above the chin; an
+/// ellipsoid with its widest ring raised, `craniumLiftMm`), a lower-face ellipsoid, a chain of capsules through jaw landmarks 0–16 (pushed inward by
 /// their radius so the landmarks lie on the surface), and a neck capsule. Not an exact Euclidean
 /// distance: the ellipsoid term is Quilez's first-order bound and smin only lowers values, so it may
 /// underestimate distance away from the surface (safe for collision), and is within a fraction of a
@@ -133,7 +133,7 @@ public struct HeadShape: Sendable {
     public static let craniumLengthMm: Float = 190
     public static let vertexToChinMm: Float = 230
 
-    /// Cranium ellipsoid; its centre is head space's origin for Coif's own head.
+    /// The cranium's centre (head space's origin for Coif's own head) and radii (see `craniumLiftMm`).
     public var craniumCentre: Vec3
     public var craniumRadii: Vec3
     var faceCentre: Vec3
@@ -172,14 +172,15 @@ public struct HeadShape: Sendable {
         faceHalfWidth = max(abs(l[36].x), abs(l[45].x)) + 10
         let a = Self.craniumBreadthMm / 2, c = Self.craniumLengthMm / 2, b: Float = 105
         let cy = chinY + Self.vertexToChinMm - b
+        craniumRadii = Vec3(a, b, c)
         // Forehead at brow level on the surface: every brow point 17–26 at least 1 mm in front of it.
         var cz = Float.infinity
         for i in 17...26 {
-            let q = 1 - (l[i].x / a) * (l[i].x / a) - ((l[i].y - cy) / b) * ((l[i].y - cy) / b)
-            cz = min(cz, l[i].z - 1 - c * max(q, 0).squareRoot())
+            let r = Self.craniumRing(y: l[i].y - cy, radii: craniumRadii)
+            let q = 1 - (l[i].x / (a * r)) * (l[i].x / (a * r))
+            cz = min(cz, l[i].z - 1 - c * r * max(q, 0).squareRoot())
         }
         craniumCentre = Vec3(0, cy, cz)
-        craniumRadii = Vec3(a, b, c)
         // Lower face: spans bridge (27) to chin (8) vertically, the cheeks (jaw 2/14) across, and puts the
         // lower lip (57) 8 mm in front of its surface (the nose and lips stand out of the occluder).
         let fy = (l[27].y + l[8].y) / 2 + 12
@@ -212,6 +213,29 @@ public struct HeadShape: Sendable {
         boundsMax = Vec3(a + 10, cy + b + 5, max(cz + c, faceCentre.z + rz, l[8].z) + 10)
     }
 
+    /// How far the cranium's widest ring is raised above its centre (mm): the cranium is an ellipsoid cut at
+    /// its centre and stretched there by this much, its top a shorter half-ellipsoid (the vertex stays where
+    /// it was), its lower half as it was. A person's head is nearly as wide 40 mm above the brows as at them,
+    /// and its top is round; one ellipsoid 210 mm tall narrowed from the brows up, and every short style and
+    /// the plate's scalp read as an egg (128 mm wide 40 mm above the brows, now 141; 105 mm at 60, now 120).
+    public static let craniumLiftMm: Float = 30
+
+    /// The cranium's ring at height `y` above its centre (mm), as a share of its widest (1 between the centre
+    /// and the lift; 0 beyond the vertex and the bottom).
+    @inline(__always) public static func craniumRing(y: Float, radii r: Vec3) -> Float {
+        let q: Float
+        if y > craniumLiftMm { q = (y - craniumLiftMm) / (r.y - craniumLiftMm) } else if y < 0 { q = y / r.y } else { return 1 }
+        return max(1 - q * q, 0).squareRoot()
+    }
+
+    /// Distance bound to the cranium (see `craniumLiftMm`): the ellipsoid bound of the top or the lower half,
+    /// and between them the ellipse of the widest ring (Quilez's elongation), all with a continuous gradient.
+    @inline(__always) static func cranium(_ q: Vec3, _ r: Vec3) -> Float {
+        if q.y > craniumLiftMm { return ellipsoid(Vec3(q.x, q.y - craniumLiftMm, q.z), Vec3(r.x, r.y - craniumLiftMm, r.z)) }
+        if q.y < 0 { return ellipsoid(q, r) }
+        return ellipsoid(Vec3(q.x, 0, q.z), r)
+    }
+
     @inline(__always) static func ellipsoid(_ p: Vec3, _ r: Vec3) -> Float {
         let k0 = length(p / r), k1 = length(p / (r * r))
         return k1 > 0 ? k0 * (k0 - 1) / k1 : -r.min()
@@ -230,7 +254,7 @@ public struct HeadShape: Sendable {
 
     /// Signed distance in mm: negative inside the head, positive outside.
     public func signedDistance(_ p: Vec3) -> Float {
-        var d = Self.ellipsoid(p - craniumCentre, craniumRadii)
+        var d = Self.cranium(p - craniumCentre, craniumRadii)
         let neck = Self.capsule(p, neckTop, neckBottom, neckRadius)
         // The lower face cannot change the result where even its bounding box is farther than the nearer
         // of cranium and neck plus both blend widths (smin(a, b, k) = min(a, b) once |a − b| ≥ k).

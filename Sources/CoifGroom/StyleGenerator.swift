@@ -316,10 +316,11 @@ enum StyleGenerator {
         guard d.y < 0, q.z > 0, abs(p.x) < shape.faceHalfWidth, p.y > top,
               p.y < shape.hairlineY(azimuth: atan2f(q.x, q.z)) else { return d }
         let side: Float = root.x >= (style.partX ?? 0) ? 1 : -1
-        // Sideways travel wanted per millimetre of fall: the way to the face's side (plus 4 mm) over the
-        // height left above the fringe line less 20 mm, so the guide's resampled chords (up to 20 mm on a
-        // long style) do not cut the face box's corner.
-        let wanted = (shape.faceHalfWidth + 4 - side * p.x) / max(p.y - top - 20, 1)
+        // Sideways travel wanted per millimetre of fall: the way to the face's side (plus 8 mm) over the
+        // height left above the fringe line less 32 mm, so the guide's resampled chords (up to 20 mm on a
+        // long style) do not cut the face box's corner. (With 4 and 20 mm, a front guide of long-straight
+        // and one of long-wavy did once the forehead was made upright, and each was cut above the brow's end.)
+        let wanted = (shape.faceHalfWidth + 8 - side * p.x) / max(p.y - top - 32, 1)
         let fall = -d.y
         guard side * d.x < wanted * fall else { return d }
         return normalize(Vec3(side * wanted * fall, d.y, d.z))

@@ -147,16 +147,16 @@ public struct HeadSizing: Sendable, Equatable {
     }
 
     /// Coif's posed head's width (px) at each of `heightsAboveBrowsMm`, along the head's x axis: the extreme
-    /// projections of the cranium's ring at that height (the analytic ellipsoid the mesh was made from; the
+    /// projections of the cranium's ring at that height (the analytic shape the mesh was made from; the
     /// mesh's vertices are too sparse in a 4 mm band to find its extremes).
     static func coifWidths(_ analysis: PhotoAnalysis, head: HeadModel, pivot: Vec3) -> [Float?] {
         guard let (across, _) = axis(analysis, pivot: pivot) else { return heightsAboveBrowsMm.map { _ in nil } }
         let centre = head.shape.craniumCentre, radii = head.shape.craniumRadii
         return heightsAboveBrowsMm.map { above -> Float? in
             let y = head.shape.browY + above
-            let q = 1 - ((y - centre.y) / radii.y) * ((y - centre.y) / radii.y)
-            guard q > 0 else { return nil }
-            let rx = radii.x * q.squareRoot(), rz = radii.z * q.squareRoot()
+            let ring = HeadShape.craniumRing(y: y - centre.y, radii: radii)
+            guard ring > 0 else { return nil }
+            let rx = radii.x * ring, rz = radii.z * ring
             var low = Float.infinity, high = -Float.infinity
             for k in 0..<96 {
                 let theta = Float(k) * 2 * .pi / 96

@@ -103,10 +103,51 @@ public struct PersonHead: Sendable {
             }
         }
         var out = self
-        guard fringe * 2 < Self.hairlineColumns.count, !found.isEmpty else { return out }
-        out.hairlineHeight = min(found.sorted()[found.count / 2], prior)
+        guard fringe * 2 < Self.hairlineColumns.count else { return out }
+        if !found.isEmpty { out.hairlineHeight = min(found.sorted()[found.count / 2], prior) }
+        out.foreheadProfile = out.profile(matte: matte, width: width, height: height)
         return out
     }
+
+    /// Columns across the forehead (shares of its half-width at the brows) at which the plate's forehead
+    /// follows the person's own hairline.
+    public static let profileColumns: [Float] = (0...20).map { Float($0) / 10 - 1 }
+    /// Hair nearer the face's middle than this share of the forehead's half-width, and lower than
+    /// `fringeBelow`, is a strand over the forehead, not the hairline; farther out, hair just above the brows
+    /// is the temple's own.
+    public static let templeFrom: Float = 0.6
+
+    /// The forehead's height above the brows at each of `profileColumns` (px), where the plate's forehead
+    /// ends and the hair-bearing scalp begins: walking up each column from the brows, the first pixel of hair
+    /// (matte ≥ 0.5), never above the half-ellipse up to `hairlineHeight` (the facial thirds' prior, or the
+    /// person's lower hairline); a strand low over the forehead's middle, or no hair, keeps that ellipse.
+    /// Smoothed by a median of three columns. The half-ellipse alone, as wide as the face at the brows, bared
+    /// the temples where the person had hair beside them: a bald cap's corners under every short style.
+    func profile(matte: [Float], width: Int, height: Int) -> [Float] {
+        let a = Self.foreheadWidthRatio * halfWidth
+        var heights = Self.profileColumns.map { c -> Float in
+            let cap = hairlineHeight * max(1 - c * c, 0).squareRoot()
+            let across = c * a
+            var t: Float = 0
+            while t < cap {
+                let p = image(across: across, up: t)
+                let x = Int(p.x), y = Int(p.y)
+                guard x >= 0, y >= 0, x < width, y < height else { break }
+                if matte[y * width + x] >= 0.5 {
+                    return abs(c) < Self.templeFrom && t < Self.fringeBelow * middleThird ? cap : t
+                }
+                t += 1
+            }
+            return cap
+        }
+        let raw = heights
+        for k in 1..<(raw.count - 1) { heights[k] = [raw[k - 1], raw[k], raw[k + 1]].sorted()[1] }
+        return heights
+    }
+
+    /// The forehead's height above the brows at each of `profileColumns` (px) where the person's own
+    /// hairline was read (`fittingHairline`); nil: the half-ellipse up to `hairlineHeight`.
+    public private(set) var foreheadProfile: [Float]?
 
     /// The face as triangles (6 floats each, image px): inside its jaw line (a fan around the jaw's points,
     /// closed along the brow line) and the forehead, a half-ellipse up to the hairline; both grown by `margin`
@@ -128,6 +169,14 @@ public struct PersonHead: Sendable {
         // as high as the natural hairline, so it narrows toward the hairline as a forehead does.
         let h = hairlineHeight, a = Self.foreheadWidthRatio * w
         let base = image(across: 0, up: 0)
+        if let profile = foreheadProfile {
+            // The person's own hairline, column by column (`profile`), over the same base.
+            let columns = Self.profileColumns
+            for k in 0..<(columns.count - 1) {
+                triangle(base, image(across: a * columns[k], up: profile[k]), image(across: a * columns[k + 1], up: profile[k + 1]))
+            }
+            return out
+        }
         let steps = 24
         for k in 0..<steps {
             let t0 = Float(k) / Float(steps) * .pi, t1 = Float(k + 1) / Float(steps) * .pi

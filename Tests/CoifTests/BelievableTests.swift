@@ -116,10 +116,7 @@ final class BelievableTests: XCTestCase {
     func testScalpSlideBringsTheFrontDownAndKeepsCrownAndFringe() throws {
         let head = try Fixtures.sharedEngine().head
         let shape = head.shape, c = shape.craniumCentre, r = shape.craniumRadii
-        func surface(y: Float) -> Vec3 {
-            let q = (y - c.y) / r.y
-            return Vec3(0, y, c.z + r.z * max(1 - q * q, 0).squareRoot())
-        }
+        func surface(y: Float) -> Vec3 { Vec3(0, y, c.z + r.z * HeadShape.craniumRing(y: y - c.y, radii: r)) }
         let front = surface(y: shape.hairlineY(azimuth: 0))
         let crown = Vec3(0, c.y + r.y, c.z)
         // A strand combed up and back from the front, one standing on the crown, and a fringe from the
@@ -288,6 +285,44 @@ final class BelievableHeadTests: XCTestCase {
         XCTAssertEqual(head.fittingHairline(matte: matte(hairAbove: 1.25), width: width, height: height).hairlineHeight, prior)
         // No hair: the prior.
         XCTAssertEqual(head.fittingHairline(matte: [Float](repeating: 0, count: width * height), width: width, height: height).hairlineHeight, prior)
+    }
+
+    /// The plate's forehead follows the person's own hairline column by column: where hair comes down beside
+    /// it at the temples, the forehead ends there (the scalp's cropped hair begins), not at the facial thirds'
+    /// half-ellipse; a fringe keeps the half-ellipse.
+    func testForeheadFollowsTheOwnHairlineAtTheTemples() throws {
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        let head = try XCTUnwrap(PersonHead(landmarks: try engine.analyse(frame, faces: .largest, timing: &timing)[0].chosen.landmarks))
+        let width = frame.image.width, height = frame.image.height
+        let a = PersonHead.foreheadWidthRatio * head.halfWidth, m = head.middleThird
+        // Hair from 0.8 middle thirds up over the middle, and from 0.1 up beyond 0.7 of the forehead's half-width.
+        let temples = (0..<(width * height)).map { i -> Float in
+            let q = head.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
+            return q.up >= 0.8 * m || (q.up >= 0.1 * m && abs(q.across) >= 0.7 * a) ? 1 : 0
+        }
+        let own = head.fittingHairline(matte: temples, width: width, height: height)
+        let profile = try XCTUnwrap(own.foreheadProfile)
+        let columns = PersonHead.profileColumns
+        for (k, c) in columns.enumerated() {
+            if abs(c) >= 0.8 && abs(c) < 1 {
+                XCTAssertEqual(profile[k], 0.1 * m, accuracy: 2, "temple column \(c)")
+            } else if abs(c) <= 0.5 {
+                XCTAssertEqual(profile[k], min(0.8 * m, own.hairlineHeight * (1 - c * c).squareRoot()), accuracy: 2, "column \(c)")
+            }
+        }
+        // A temple point the half-ellipse calls forehead is scalp now.
+        let temple = head.image(across: 0.85 * a, up: 0.3 * m)
+        let x = Int(temple.x), y = Int(temple.y)
+        XCTAssertNotEqual(head.fittingHairline(matte: [Float](repeating: 0, count: width * height), width: width, height: height)
+            .faceMask(width: width, height: height, margin: 0)[y * width + x], 0, "the prior's forehead reaches the temple")
+        XCTAssertEqual(own.faceMask(width: width, height: height, margin: 0)[y * width + x], 0, "the temple's own hair starts below it")
+        // A fringe down to the brows: no profile, the half-ellipse.
+        let fringe = (0..<(width * height)).map { i -> Float in
+            head.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)).up >= 0.1 * m ? 1 : 0
+        }
+        XCTAssertNil(head.fittingHairline(matte: fringe, width: width, height: height).foreheadProfile)
     }
 
     /// Only what would show is removed: the own hair comes back under the new hair's dense middle, never along
