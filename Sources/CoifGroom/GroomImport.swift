@@ -346,6 +346,10 @@ public enum GroomImport {
             throw CoifError.invalidOption(name: "-o", reason: "style name must be letters, digits, '-' or '_', got '\(name)'")
         }
         let catalogPath = (meshesDirectory as NSString).appendingPathComponent("catalog.json")
+        let stylePath = (meshesDirectory as NSString).appendingPathComponent("styles/\(name).obj")
+        // The groom or its head imported from the catalog's own files (re-importing a style over itself) would be
+        // refitted in place, its scale changing at every import.
+        try OutputPaths.check([stylePath, catalogPath], inputs: [path] + (headPath.map { [$0] } ?? []))
         // A directory named for the first time becomes a user catalog (created with the first style, which
         // is its default); an existing catalog that does not parse is an error, never overwritten.
         var catalog: StyleCatalog
@@ -373,8 +377,7 @@ public enum GroomImport {
                                faceShapes: nil, guides: strands.strandCount, pointsPerGuide: strands.pointsPerStrand,
                                rootWidthMm: 0.3, tipWidthMm: 0.1)
         if let i = catalog.styles.firstIndex(where: { $0.name == name }) { catalog.styles[i] = entry } else { catalog.styles.append(entry) }
-        try AtomicFile.write(text: objText(name: name, source: source, strands: strands),
-                             to: (meshesDirectory as NSString).appendingPathComponent(file), createDirectories: true)
+        try AtomicFile.write(text: objText(name: name, source: source, strands: strands), to: stylePath, createDirectories: true)
         try AtomicFile.write(text: catalog.jsonText(), to: catalogPath, createDirectories: true)
         return (entry, fit)
     }

@@ -83,6 +83,35 @@ public final class StyleLibrary: @unchecked Sendable {
         userCatalogs = try userDirectories.map { ($0, try Self.readCatalog(directory: $0)) }
     }
 
+    /// Every file a command using `style` from this library reads or could: each user catalog's catalog.json
+    /// and groom files, a groom file named directly and its head. No output may be one of them (`OutputPaths`):
+    /// a render written over a user catalog's catalog.json or groom had replaced it.
+    public func inputPaths(_ style: Style) -> [String] {
+        var paths = catalogFiles
+        if case .file(let path, let headPath) = style.origin { paths += [path] + (headPath.map { [$0] } ?? []) }
+        return paths
+    }
+
+    /// Every user catalog's files: its catalog.json and each entry's groom.
+    public var catalogFiles: [String] { userCatalogs.flatMap { Self.catalogFiles(directory: $0.directory, catalog: $0.catalog) } }
+
+    /// The files of the user catalogs in `directories` (catalog.json and each entry's groom), for a command
+    /// that checks its outputs before it loads them; a catalog that does not parse gives its catalog.json only
+    /// (loading it fails later with its own error).
+    public static func userCatalogFiles(directories: [String]) -> [String] {
+        directories.flatMap { directory -> [String] in
+            guard let catalog = try? readCatalog(directory: directory) else {
+                return [(directory as NSString).appendingPathComponent("catalog.json")]
+            }
+            return catalogFiles(directory: directory, catalog: catalog)
+        }
+    }
+
+    static func catalogFiles(directory: String, catalog: StyleCatalog) -> [String] {
+        [(directory as NSString).appendingPathComponent("catalog.json")]
+            + catalog.styles.map { (directory as NSString).appendingPathComponent($0.file) }
+    }
+
     /// The user catalog directories named by `COIF_STYLES` (colon-separated; empty parts ignored).
     public static func environmentDirectories(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         (environment[environmentVariable] ?? "").split(separator: ":").map(String.init)

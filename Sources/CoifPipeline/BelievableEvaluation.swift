@@ -51,6 +51,13 @@ public enum BelievableEvaluation {
     /// the judged fill blue, the face and forehead where skin is allowed lightly whitened.
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor, outputDirectory: String? = nil,
                            progress: (BelievableMeasurement) -> Void = { _ in }) throws -> [BelievableMeasurement] {
+        // A photo named like a composite or its judged picture would be written over.
+        if let outputDirectory {
+            try OutputPaths.check(photos.flatMap { photo -> [String] in
+                let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
+                return styles.flatMap { ["\(outputDirectory)/\(stem)-\($0).png", "\(outputDirectory)/\(stem)-\($0)-judged.png"] }
+            }, inputs: photos)
+        }
         let judge = try OwnHairEvaluation.judge(engine)
         var rows: [BelievableMeasurement] = []
         for photo in photos {

@@ -107,6 +107,14 @@ public struct GoldenManifest: Sendable {
         c.photo.hasPrefix("/") ? c.photo : directory + "/" + c.photo
     }
 
+    /// The files a run of this manifest reads: the manifest and every case's photo.
+    public var inputPaths: [String] { [path] + cases.map(photoPath) }
+
+    /// The files `record` writes in `directory`, and `verify` reads there: each case's NAME.png and NAME.json.
+    public func referencePaths(in directory: String) -> [String] {
+        cases.flatMap { [directory + "/\($0.name).png", directory + "/\($0.name).json"] }
+    }
+
     private static func describe(_ error: Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
@@ -242,6 +250,9 @@ public final class GoldenRunner {
     /// and the outcome lists the changed cases. Identical pixels keep the PNG untouched.
     public func record(_ manifest: GoldenManifest, directory: String, force: Bool) throws -> GoldenRecordOutcome {
         try AtomicFile.checkDirectory(directory)  // before the first render
+        // A case named like the manifest or its photo (`cases` beside cases.json, `p` beside p.png) would
+        // write its reference over it.
+        try OutputPaths.check(manifest.referencePaths(in: directory), inputs: manifest.inputPaths + engine.styles.catalogFiles)
         let cases = try render(manifest)
         var changes: [(name: String, change: GoldenRecordOutcome.Change, detail: String)] = []
         var writes: [(String, [UInt8])] = []

@@ -43,7 +43,14 @@ public struct ReadsAsHairMeasurement: Sendable, Codable {
     }
 }
 
+
 public enum ReadsAsHairEvaluation {
+    /// Where `--images` puts a composite: `<photo's stem>-<style>.png`, `-s<seed>` added past the first seed.
+    static func imagePath(_ directory: String, photo: String, style: String, seed: UInt64, first: UInt64?) -> String {
+        let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
+        return directory + "/\(stem)-\(style)\(seed == first ? "" : "-s\(seed)").png"
+    }
+
     /// Measures every style in `styles` on every photo (the largest face), once per render seed in `seeds`,
     /// composites written to `outputDirectory` when given (`<photo>-<style>.png`, `-s<seed>` added past
     /// the first seed) so the figures can be looked at. The network's verdict on a style is close to
@@ -52,12 +59,17 @@ public enum ReadsAsHairEvaluation {
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor,
                            seeds: [UInt64] = [1], outputDirectory: String? = nil,
                            progress: (ReadsAsHairMeasurement) -> Void = { _ in }) throws -> [ReadsAsHairMeasurement] {
+        // A photo named like a composite (`a-bob.png` beside `a.png`) would be written over.
+        if let outputDirectory {
+            try OutputPaths.check(photos.flatMap { photo in styles.flatMap { style in seeds.map { seed in
+                imagePath(outputDirectory, photo: photo, style: style, seed: seed, first: seeds.first)
+            } } }, inputs: photos)
+        }
         let parser = try OwnHairEvaluation.judge(engine)
         var rows: [ReadsAsHairMeasurement] = []
         for photo in photos {
             guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else { continue }
             let box = analyses[0].chosen.box
-            let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
             for style in styles {
                 for seed in seeds {
                     var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
@@ -78,7 +90,7 @@ public enum ReadsAsHairEvaluation {
                         headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
                     if let outputDirectory {
                         try AtomicFile.write(try PNGFile.encode(result.images.composite),
-                                             to: outputDirectory + "/\(stem)-\(style)\(seed == seeds.first ? "" : "-s\(seed)").png",
+                                             to: imagePath(outputDirectory, photo: photo, style: style, seed: seed, first: seeds.first),
                                              createDirectories: true)
                     }
                     progress(row)

@@ -119,44 +119,22 @@ public struct TryOnJob: Sendable {
             throw CoifError.invalidOption(name: "levelOfDetail", reason: "needs ≥ 1 strand of ≥ 2 points and a positive width scale")
         }
         let style = try styles.resolve(style)
-        try Self.checkOutputs(outputs.paths, inputs: inputPaths(style: style), creatable: outputs.layerPaths)
+        try Self.checkOutputs(outputs.paths, inputs: inputPaths(style: style, styles: styles), creatable: outputs.layerPaths)
         return style
     }
 
-    /// The files the job reads (a photo, a groom file): no output may be one of them.
-    func inputPaths(style: Style) -> [String] {
+    /// The files the job reads (a photo, the style's files and every user catalog): no output may be one of them.
+    func inputPaths(style: Style, styles: StyleLibrary) -> [String] {
         var paths: [String] = []
         if case .file(let path) = input { paths.append(path) }
-        if case .file(let path, let headPath) = style.origin { paths += [path] + (headPath.map { [$0] } ?? []) }
-        return paths
+        return paths + styles.inputPaths(style)
     }
 
     /// Each output's directory is writable, and no output is an input or another output of the same job
-    /// (compared by resolved path, so `./a.png` and `a.png` are one file).
+    /// (`OutputPaths`: by device and inode, so `./a.png`, `a.png` and a link to it are one file).
     /// `creatable`: outputs whose directory the write makes when missing (the layers).
     public static func checkOutputs(_ outputs: [String], inputs: [String], creatable: [String] = []) throws {
-        var seen: [String: String] = [:]
-        for input in inputs { seen[canonicalPath(input)] = input }
-        for output in outputs {
-            try AtomicFile.checkWritable(output, createsDirectories: creatable.contains(output))
-            if AtomicFile.isSpecialFile(output) { continue }  // /dev/null twice is fine
-            let key = canonicalPath(output)
-            if let other = seen[key] {
-                let what = inputs.contains(other) ? "it is an input (\(other))" : "another output of this command writes it (\(other))"
-                throw CoifError.invalidOption(name: output, reason: "cannot write output: \(what)")
-            }
-            seen[key] = output
-        }
-    }
-
-    /// The path with its directory resolved (symbolic links, `.`, `..`) and the file name kept.
-    static func canonicalPath(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().resolvingSymlinksInPath().path
-        let target = (directory as NSString).appendingPathComponent(url.lastPathComponent)
-        // A link to another file is that file.
-        return (try? FileManager.default.destinationOfSymbolicLink(atPath: target)).map {
-            URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
-        } ?? target
+        for output in outputs { try AtomicFile.checkWritable(output, createsDirectories: creatable.contains(output)) }
+        try OutputPaths.check(outputs, inputs: inputs)
     }
 }

@@ -4,6 +4,7 @@
 // the parser's own included, is one line `coif: <input>: <problem>` on standard error.
 import ArgumentParser
 import CoifCore
+import CoifGroom
 import CoifMedia
 import CoifPipeline
 import CoifRender
@@ -95,4 +96,7 @@ struct StyleDirectoryOptions: ParsableArguments {
         "A user catalog directory (catalog.json + styles/, as `coif groom import --out DIR` writes); repeatable. COIF_STYLES adds more (colon-separated). A user style of the same name wins over a built-in one.",
         valueName: "dir"))
     var directories: [String] = []
+
+    /// Every user catalog's files (COIF_STYLES's and these): inputs no output may replace.
+    var catalogFiles: [String] { StyleLibrary.userCatalogFiles(directories: StyleLibrary.environmentDirectories() + directories) }
 }

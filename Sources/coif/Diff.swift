@@ -49,7 +49,10 @@ struct Diff: ParsableCommand {
                 throw CoifError.invalidOption(name: "--threshold", reason: "must be 0…255, got \(threshold)")
             }
             let budget = try PixelBudget.parse(maxDifferingPixels)
-            if let heatmap { try AtomicFile.checkWritable(heatmap) }
+            if let heatmap {
+                try AtomicFile.checkWritable(heatmap)
+                try OutputPaths.check([heatmap], inputs: [reference, actual] + (mask.map { [$0] } ?? []))
+            }
             let (a, b) = try DiffImage.loadPair(reference, actual)
             let maskImage = try mask.map(DiffImage.loadMask)
             let options = DiffOptions(threshold: threshold, ignoreAntialiasing: ignoreAntialiasing, mask: maskImage,

@@ -84,6 +84,9 @@ struct GoldenCommand: ParsableCommand {
             try runReportingErrors {
                 if let report { try AtomicFile.checkWritable(report) }
                 let cases = try GoldenManifest.load(path: manifest)
+                if let report {
+                    try OutputPaths.check([report], inputs: cases.inputPaths + cases.referencePaths(in: dir) + styleDirectories.catalogFiles)
+                }
                 let runner = GoldenRunner(engine: try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories), coifVersion: coifVersion)
                 let start = Date()
                 let outcome = try runner.verify(cases, directory: dir, withImages: report != nil)

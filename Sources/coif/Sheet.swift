@@ -42,7 +42,8 @@ struct Sheet: ParsableCommand {
             request.styles = styleNames.flatMap { $0.split(separator: ",").map(String.init) }
             request.tileWidthPx = tile
             request.seed = seed
-            try TryOnJob.checkOutputs([output], inputs: [photo])
+            // The styles named may be groom files: each is an input, as is every user catalog's file.
+            try TryOnJob.checkOutputs([output], inputs: [photo] + request.styles + styleDirectories.catalogFiles)
             let engine = try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
             let (image, _) = try ContactSheet.render(request, engine: engine)
             try AtomicFile.write(try PNGFile.encode(image), to: output)

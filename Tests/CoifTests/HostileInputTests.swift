@@ -283,6 +283,53 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(Fixtures.listing(dir), ["out.png"])
     }
 
+    /// No command writes over what it reads (#29, section 1): each output that is one of the command's inputs
+    /// (by device and inode: a hard link too) is exit 22 with one line, before any work, and the input keeps
+    /// its bytes: a diff's heatmap, a sheet over its groom, a render over a user catalog's files, an import
+    /// over its own groom, a reference named like its manifest or photo, a report over its manifest, and an
+    /// evaluation's composite named like a photo.
+    func testNoOutputReplacesAnInput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = dir + "/a.png", other = dir + "/b.png", link = dir + "/hard.png"
+        try FileManager.default.copyItem(atPath: try Fixtures.requireAstronaut(), toPath: photo)
+        try FileManager.default.copyItem(atPath: photo, toPath: other)
+        try FileManager.default.linkItem(atPath: photo, toPath: link)
+        let groom = Fixtures.packageRoot.appendingPathComponent("Meshes/styles/bob.obj").path
+        let catalog = dir + "/D"
+        XCTAssertEqual(try Fixtures.runCoif(["groom", "import", groom, "-o", "mine", "--out", catalog]).status, 0)
+        try FileManager.default.copyItem(atPath: catalog + "/styles/mine.obj", toPath: dir + "/g.obj")
+        let golden = dir + "/G"
+        try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: photo, toPath: golden + "/p.png")
+        for (name, caseName) in [("cases", "cases"), ("named-p", "p")] {
+            try "[{\"name\": \"\(caseName)\", \"photo\": \"p.png\", \"style\": \"bob\", \"color\": \"auburn\"}]"
+                .write(toFile: golden + "/\(name).json", atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/E", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: photo, toPath: dir + "/E/a-bob.png")
+        let files = [photo, other, dir + "/g.obj", catalog + "/catalog.json", catalog + "/styles/mine.obj", golden + "/cases.json",
+                     golden + "/named-p.json", golden + "/p.png", dir + "/E/a-bob.png"]
+        let before = files.map { FileManager.default.contents(atPath: $0) }
+        let cases: [(arguments: [String], output: String)] = [
+            (["diff", photo, other, "--heatmap", photo], photo),
+            (["diff", photo, other, "--heatmap", link], link),
+            (["sheet", photo, "--style", dir + "/g.obj", "-o", dir + "/g.obj"], dir + "/g.obj"),
+            (["render", photo, "--styles", catalog, "--style", "mine", "-o", catalog + "/catalog.json"], catalog + "/catalog.json"),
+            (["preview", "mine", "--styles", catalog, "-o", catalog + "/styles/mine.obj"], catalog + "/styles/mine.obj"),
+            (["groom", "import", catalog + "/styles/mine.obj", "-o", "mine", "--out", catalog], catalog + "/styles/mine.obj"),
+            (["golden", "record", golden + "/cases.json", "--dir", golden], golden + "/cases.json"),
+            (["golden", "record", golden + "/named-p.json", "--dir", golden, "--force"], golden + "/p.png"),
+            (["golden", "verify", golden + "/named-p.json", "--dir", golden, "--report", golden + "/named-p.json"], golden + "/named-p.json"),
+            (["eval", "reads-as-hair", photo, dir + "/E/a-bob.png", "--styles", "bob", "--images", dir + "/E"], dir + "/E/a-bob.png"),
+        ]
+        for (arguments, output) in cases {
+            let run = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments.joined(separator: " ")): \(run.stderr)")
+            assertOneLine(run.stderr, mentions: "\(output): cannot write output: it is an input")
+        }
+        XCTAssertEqual(files.map { FileManager.default.contents(atPath: $0) }, before, "every input keeps its bytes")
+    }
+
     // MARK: Minor rows
 
     /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
