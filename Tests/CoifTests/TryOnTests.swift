@@ -252,6 +252,33 @@ final class TryOnTests: XCTestCase {
         XCTAssertEqual(one, two)
     }
 
+    /// The same bytes on one core as on all of them (#29, section 3): OpenCV's dnn split a layer's work by its
+    /// thread count, and a face the mesh fits (astronaut rolled 40°) rendered differently under `taskset -c 0`
+    /// (landmarks in hundreds of numbers). Nothing but the result is printed on one core either (TBB's
+    /// warning about its workers stays out of stderr).
+    func testTheCoreCountDoesNotChangeTheBytes() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { throw XCTSkip("taskset (util-linux) is not installed") }
+        let directory = try Fixtures.temporaryDirectory()
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
+        let rolled = directory + "/rolled.png"
+        try AtomicFile.write(try PNGFile.encode(RobustnessProbe.rotate(photo, degreesClockwise: 40, about: Vec2(225, 130))), to: rolled)
+        for (name, pinned) in [("one", true), ("all", false)] {
+            let arguments = ["render", rolled, "--style", "afro", "-o", "\(directory)/\(name).png"]
+            let run = try pinned ? Fixtures.runShell("exec /usr/bin/taskset -c 0 '\(Fixtures.coifBinary)' " + arguments.map { "'\($0)'" }.joined(separator: " "))
+                                 : Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertEqual(run.stderr, "", "nothing on stderr")
+            let landmarks = ["landmarks", rolled, "--json"]
+            let points = try pinned ? Fixtures.runShell("exec /usr/bin/taskset -c 0 '\(Fixtures.coifBinary)' " + landmarks.map { "'\($0)'" }.joined(separator: " "))
+                                    : Fixtures.runCoif(landmarks)
+            XCTAssertEqual(points.status, 0, points.stderr)
+            try points.stdout.write(toFile: "\(directory)/\(name).json", atomically: true, encoding: .utf8)
+        }
+        XCTAssertTrue(try String(contentsOfFile: directory + "/one.json", encoding: .utf8).contains("\"mesh\""), "the mesh fits the rolled face")
+        XCTAssertEqual(FileManager.default.contents(atPath: directory + "/one.json"), FileManager.default.contents(atPath: directory + "/all.json"))
+        XCTAssertEqual(FileManager.default.contents(atPath: directory + "/one.png"), FileManager.default.contents(atPath: directory + "/all.png"))
+    }
+
     /// The demo render against its committed golden (Tests/Goldens/astronaut-default-auburn.png).
     /// Tolerance: a pixel differs when a channel is off by more than 4/255; at most 0.5% of the pixels may
     /// differ and the mean error must stay under 0.25/255. On one machine the bytes are identical (the
