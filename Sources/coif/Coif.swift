@@ -46,7 +46,15 @@ struct Coif: ParsableCommand {
         let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
         let trimmed = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
         printErrorLine("coif: \(trimmed) (see 'coif --help')")
-        Foundation.exit(code.rawValue)
+        // An option given a value it cannot take (`--strands lots`, `--seed -1`, which the parser reads as a
+        // missing value) is an invalid option value, 22, as the README's table says; 64 stays for usage
+        // (an unknown option, a missing argument).
+        Foundation.exit(isBadValue(trimmed) ? CoifError.invalidOption(name: "", reason: "").exitCode : code.rawValue)
+    }
+
+    /// Whether swift-argument-parser's message is about an option's value, not the command line's shape.
+    static func isBadValue(_ message: String) -> Bool {
+        (message.hasPrefix("The value '") && message.contains("' is invalid for")) || message.hasPrefix("Missing value for '")
     }
 }
 

@@ -212,12 +212,15 @@ final class CLITests: XCTestCase {
                               code: 13, mentions: "no head pose fits the face", watching: dir)
     }
 
-    /// Argument-parser errors are one `coif:` line with exit 64; a control character in a path is escaped.
+    /// Argument-parser errors are one `coif:` line: exit 22 for a value an option cannot take (`--strands abc`,
+    /// `--seed -1`, which the parser reads as a missing value), 64 for the command line's shape (an unknown
+    /// flag, a missing argument); a control character in a path is escaped.
     func testUsageErrorsAndOddPathsAreOneLine() throws {
         let dir = try Fixtures.temporaryDirectory()
-        for arguments in [["--strands", "abc"], ["--no-such-flag"], []] {
+        for (arguments, code) in [(["--strands", "abc"], Int32(22)), (["--seed", "-1"], 22), (["--seed=-1"], 22),
+                                  (["--no-such-flag"], 64), ([], 64)] {
             let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut()] + arguments + (arguments.isEmpty ? [] : ["-o", dir + "/o.png"]))
-            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertEqual(run.status, code, "\(arguments): \(run.stderr)")
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
             XCTAssertTrue(run.stderr.hasPrefix("coif: "), run.stderr)
         }
