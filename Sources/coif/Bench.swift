@@ -35,14 +35,32 @@ struct Bench: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// The bench's scratch folder for the PNGs it writes to time the encode and the write:
+    /// TMPDIR/coif-bench-PID. A folder that cannot be made (TMPDIR a file, or /proc/self) is exit 30 with one
+    /// line. A bench killed outright (SIGKILL) cannot remove its own; the next one removes every
+    /// coif-bench-PID whose process is gone.
+    static func scratchDirectory() throws -> String {
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("coif-bench-") {
+            guard let pid = pid_t(name.dropFirst("coif-bench-".count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name)) }
+        }
+        let directory = temporary.appendingPathComponent("coif-bench-\(getpid())").path
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CoifError.outputNotWritable(path: directory, reason: "the bench's scratch folder cannot be made there; TMPDIR must be a writable directory")
+        }
+        return directory
+    }
+
     func run() throws {
         try runReportingErrors {
             guard iterations >= 1 && iterations <= 10_000 else {
                 throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
             }
             let logger = global.makeLogger()
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coif-bench-\(getpid())").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let directory = try Self.scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
 
             let initStart = monotonicMs()

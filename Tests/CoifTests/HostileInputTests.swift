@@ -330,6 +330,26 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(files.map { FileManager.default.contents(atPath: $0) }, before, "every input keeps its bytes")
     }
 
+    /// `coif bench` with a TMPDIR it cannot use (a file, /proc/self) is exit 30 with one line, not raw NSError
+    /// text; the scratch folder a killed bench left (coif-bench-PID of a process that is gone) is removed by the
+    /// next bench (#29, section 8).
+    func testBenchScratchFolderIsCheckedAndCleanedUp() throws {
+        let photo = try Fixtures.requireAstronaut()
+        for tmp in [photo, "/proc/self"] {
+            let run = try Fixtures.runCoif(["bench", photo, "--iterations", "1"], environment: ["TMPDIR": tmp])
+            XCTAssertEqual(run.status, 30, run.stderr)
+            assertOneLine(run.stderr, mentions: "TMPDIR must be a writable directory")
+        }
+        let tmp = try Fixtures.temporaryDirectory()
+        // PIDs are below 2^22 on Linux: 4194303 + 1 names no process.
+        let stale = tmp + "/coif-bench-4194304"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: stale + "/still.png", contents: Data([1, 2, 3]))
+        let run = try Fixtures.runCoif(["bench", photo, "--iterations", "1"], environment: ["TMPDIR": tmp])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "the stale folder and the bench's own are gone")
+    }
+
     // MARK: Minor rows
 
     /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
