@@ -12,8 +12,9 @@ extension FaceAnalyzer {
     /// damaged mesh model is `assetFailed` (exit 50), naming the file and `make models`.
     public static func standard(predictorPath: String = FaceFinder.defaultPredictorPath, faceMesh: Bool = true) throws -> FaceAnalyzer {
         let head = try HeadModel.standard()
-        return FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68,
-                            faceMesh: faceMesh ? try FaceMesh() : nil)
+        // The mesh first: dlib's load may write its compact cache, and a missing model must leave nothing written.
+        let mesh = faceMesh ? try FaceMesh() : nil
+        return FaceAnalyzer(faceFinder: try FaceFinder(predictorPath: predictorPath), headLandmarks: head.landmarks68, faceMesh: mesh)
     }
 }
 

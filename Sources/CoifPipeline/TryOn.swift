@@ -12,6 +12,7 @@ import CoifGroom
 import CoifMedia
 import CoifRender
 import CoifVision
+import Foundation
 import Logging
 
 /// A still made by `TryOnEngine.runOnce`: the result (its total is the whole wall time, engine start
@@ -128,6 +129,8 @@ public final class TryOnEngine {
     public convenience init(logger: Logger, userStyleDirectories: [String] = [],
                             predictorPath: String = FaceFinder.defaultPredictorPath,
                             parserPath: String = FaceParser.defaultModelPath) throws {
+        // The mesh's models before dlib's load, which may write its compact cache: a missing model writes nothing.
+        try FaceMesh.checkModels()
         let faceFinder = BackgroundWork(name: "coif.dlib-load") { HandedOver(try FaceFinder(predictorPath: predictorPath)) }
         let faceMesh = BackgroundWork(name: "coif.mesh-load") { HandedOver(try FaceMesh()) }
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
@@ -183,6 +186,12 @@ public final class TryOnEngine {
             // The face-parsing network and the face mesh load on their own threads while dlib's model loads
             // and the faces are found; a photo that is not decoded loads neither.
             let photoDecoded = (try? decoded.get()) != nil
+            // Every network's file before dlib's load, which may write its compact cache: a missing model is
+            // exit 50 with nothing written (dlib's own missing file is still reported first, by its load).
+            if photoDecoded && FileManager.default.fileExists(atPath: predictorPath) {
+                try FaceMesh.checkModels()
+                if job.removesOwnHair { try ModelCache.checkSealed(parserPath, what: "face-parsing model") }
+            }
             let parserWork = job.removesOwnHair && photoDecoded
                 ? BackgroundWork(name: "coif.parser-load") { HandedOver(try FaceParser(modelPath: parserPath)) } : nil
             let meshWork = photoDecoded ? BackgroundWork(name: "coif.mesh-load") { HandedOver(try FaceMesh()) } : nil

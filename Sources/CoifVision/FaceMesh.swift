@@ -120,8 +120,7 @@ public final class FaceMesh {
         let directory = modelDirectory ?? ModelCache.directory()
         landmarkModelPath = directory + "/" + Self.landmarkModelFile
         detectorModelPath = directory + "/" + Self.detectorModelFile
-        try ModelCache.checkSealed(landmarkModelPath, what: "face-mesh model")
-        try ModelCache.checkSealed(detectorModelPath, what: "face-detection model")
+        try Self.checkModels(modelDirectory: directory)
         var message = [CChar](repeating: 0, count: 512)
         var failed: Int32 = 0
         guard let opened = cv_face_mesh_open(landmarkModelPath, detectorModelPath, &failed, &message, message.count) else {
@@ -132,6 +131,14 @@ public final class FaceMesh {
     }
 
     deinit { cv_face_mesh_free(handle) }
+
+    /// Both networks' files are in the cache and sealed, as `init` checks them: what a command checks before
+    /// it writes anything (dlib's compact cache among it), so a missing model is exit 50 with nothing written.
+    public static func checkModels(modelDirectory: String? = nil) throws {
+        let directory = modelDirectory ?? ModelCache.directory()
+        try ModelCache.checkSealed(directory + "/" + landmarkModelFile, what: "face-mesh model")
+        try ModelCache.checkSealed(directory + "/" + detectorModelFile, what: "face-detection model")
+    }
 
     /// BlazeFace (full range) on the whole photo, letterboxed into its square input: boxes in dlib's
     /// convention (photo pixels, right/bottom exclusive), score = the detector's probability, best first,

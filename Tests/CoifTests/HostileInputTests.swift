@@ -350,6 +350,23 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "the stale folder and the bench's own are gone")
     }
 
+    /// Nothing is written before every input, the models included, is checked (#29, section 9): with a HOME
+    /// that holds no models, `landmarks` and `render` are exit 50 naming the missing model, and dlib's compact
+    /// cache (66 MB, written under HOME by its first load) is not made.
+    func testMissingModelsWriteNothingUnderHome() throws {
+        let photo = try Fixtures.requireAstronaut()
+        let home = try Fixtures.temporaryDirectory() + "/nohome/dir"
+        // Coif's caches go under XDG_CACHE_HOME when it is set, and HOME is then not where they go.
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty { throw XCTSkip("XDG_CACHE_HOME is set") }
+        let environment = ["HOME": home, "COIF_MODELS": ""]
+        for arguments in [["landmarks", photo], ["render", photo, "-o", NSTemporaryDirectory() + "/coif-nohome-\(getpid()).png"]] {
+            let run = try Fixtures.runCoif(arguments, environment: environment)
+            XCTAssertEqual(run.status, 50, run.stderr)
+            assertOneLine(run.stderr, mentions: "model missing")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.cache/coif"), "\(arguments[0]) wrote its cache before failing")
+        }
+    }
+
     // MARK: Minor rows
 
     /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
