@@ -243,6 +243,16 @@ public struct StyleCatalog: Sendable, Codable, Equatable {
         guard catalog.entry(named: catalog.defaultStyle) != nil else {
             throw CoifError.assetFailed(path: "catalog.json", reason: "default style '\(catalog.defaultStyle)' is not listed")
         }
+        // A catalog's files stay inside its folder: a relative path with no `..` (symbolic links inside the
+        // folder are followed; whoever owns the folder put them there). A `file` of ../../../../etc/passwd was
+        // read.
+        for entry in catalog.styles {
+            let parts = entry.file.split(separator: "/", omittingEmptySubsequences: false)
+            guard !entry.file.isEmpty, !entry.file.hasPrefix("/"), !parts.contains("..") else {
+                throw CoifError.assetFailed(path: "catalog.json",
+                                            reason: "style '\(entry.name)': file '\(entry.file)' must be a path inside the catalog's folder (relative, no '..')")
+            }
+        }
         return catalog
     }
 

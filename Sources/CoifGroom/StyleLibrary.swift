@@ -117,11 +117,22 @@ public final class StyleLibrary: @unchecked Sendable {
         (environment[environmentVariable] ?? "").split(separator: ":").map(String.init)
     }
 
+    /// The largest catalog.json read: 16 MiB, some forty thousand styles.
+    public static let catalogLimitBytes: UInt64 = 16 << 20
+
     /// A user directory's catalog.json: `inputMissing` when the directory or its catalog is absent,
     /// `assetFailed` when the catalog does not parse.
     static func readCatalog(directory: String) throws -> StyleCatalog {
         let path = (directory as NSString).appendingPathComponent("catalog.json")
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
+        // A catalog is a few hundred bytes a style: one over `catalogLimitBytes` is refused from its size (a
+        // 1.6 GB catalog.json had been read whole, and aborted).
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64, size > catalogLimitBytes {
+            throw CoifError.assetFailed(path: path, reason: "too large for a catalog (\(size) bytes; at most \(catalogLimitBytes))")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CoifError.assetFailed(path: path, reason: "not valid UTF-8 JSON")
+        }
         do { return try StyleCatalog.parse(json: text) } catch CoifError.assetFailed(_, let reason) {
             throw CoifError.assetFailed(path: path, reason: reason)
         }

@@ -367,6 +367,37 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// A user catalog's files stay inside its folder, its catalog.json is UTF-8, and one over 16 MiB is refused
+    /// from its size (#29: a `file` of ../../../../etc/passwd was read, a non-UTF-8 catalog was "no such
+    /// file", a 1.6 GB one aborted): each exit 50 with one line naming catalog.json.
+    func testUserCatalogsAreCheckedBeforeTheyAreRead() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        func catalog(_ name: String, _ write: (String) throws -> Void) throws -> String {
+            let folder = dir + "/" + name
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try write(folder + "/catalog.json")
+            return folder
+        }
+        let escaping = try catalog("escaping") {
+            try "{\"default\":\"x\",\"styles\":[{\"name\":\"x\",\"file\":\"../../../../etc/passwd\",\"description\":\"\",\"tags\":[],\"guides\":1,\"pointsPerGuide\":2,\"rootWidthMm\":0.3,\"tipWidthMm\":0.1}]}"
+                .write(toFile: $0, atomically: true, encoding: .utf8)
+        }
+        let latin1 = try catalog("latin1") { FileManager.default.createFile(atPath: $0, contents: Data([0x7B, 0xFF, 0xFE, 0x7D])) }
+        let huge = try catalog("huge") {
+            FileManager.default.createFile(atPath: $0, contents: Data("{".utf8))
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: $0))
+            try handle.truncate(atOffset: (16 << 20) + 1)  // sparse: no disk used
+            try handle.close()
+        }
+        for (folder, mentions) in [(escaping, "must be a path inside the catalog's folder"), (latin1, "not valid UTF-8 JSON"),
+                                   (huge, "too large for a catalog")] {
+            let run = try Fixtures.runCoif(["styles", "--styles", folder])
+            XCTAssertEqual(run.status, 50, run.stderr)
+            assertOneLine(run.stderr, mentions: mentions)
+            XCTAssertTrue(run.stderr.contains("catalog.json"), run.stderr)
+        }
+    }
+
     // MARK: Minor rows
 
     /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
