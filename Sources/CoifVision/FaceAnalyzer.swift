@@ -97,6 +97,10 @@ public final class FaceAnalyzer {
     /// 37 px face turned 30°: 2.2%); a detection at score 0.01 on astronaut.png's hand: 3.5%.
     public static let maxReprojectionPerBoxWidth = 0.03
 
+    /// With `--fov-degrees` given, the most a pose may reproject the landmarks off (RMS, a fraction of the box
+    /// width): real faces under their own camera 0.9–2.2%; astronaut.png at 120° 3.5%, at 150° 8%, at 179° 10%.
+    public static let maxForcedReprojectionPerBoxWidth = 0.05
+
     /// Every face in the frame (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
     /// detected once; landmarks and pose per face. Faces whose landmarks a rigid head does not explain
     /// (`maxReprojectionPerBoxWidth`) are dropped, except the largest, so `all` always includes the face
@@ -134,6 +138,15 @@ public final class FaceAnalyzer {
             throw CoifError.poseNotFound(path: frame.source, reason: String(format: "camera field of view %.1f°; try --fov-degrees near 50", fov))
         }
         guard let chosen else { throw CoifError.noFace(path: frame.source) }
+        // A field of view the user forced can be one no real camera has for the photo: at 179° the pose
+        // solved, 10 m off the axis at 16 cm, yaw 77° and roll −62° for a frontal face. Such a camera fits
+        // the landmarks far worse than the photo's own does: over `maxForcedReprojectionPerBoxWidth`, no pose.
+        if frame.fieldOfViewDegrees != nil && chosen.pose.reprojectionErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
+            let fov = 2 * atan(Double(frame.image.width) / 2 / intrinsics.fx) * 180 / .pi
+            throw CoifError.poseNotFound(path: frame.source, reason: String(
+                format: "camera field of view %.1f° reprojects the landmarks %.1f px off, over %.0f%% of the face's width; try --fov-degrees near 50",
+                fov, chosen.pose.reprojectionErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))
+        }
         let landmarks = chosen.landmarks
         let face = Face(box: box, landmarks: landmarks)
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))

@@ -204,12 +204,16 @@ final class CLITests: XCTestCase {
         }
     }
 
-    /// A legal but extreme camera (2° of field of view) finds no pose: a documented exit 13, not an
-    /// internal error.
+    /// A legal but extreme camera finds no pose: a documented exit 13, not an internal error. At 2° solvePnP
+    /// finds nothing in front of the camera; at 179° it found a pose no camera gives (yaw 77°, roll −62° for a
+    /// frontal face, #29), which reprojects the landmarks over 5% of the face's width off. 120° still renders.
     func testExtremeFieldOfViewIsNoPoseNotAnInternalError() throws {
         let dir = try Fixtures.temporaryDirectory()
         try assertRenderFails([try Fixtures.requireAstronaut(), "--fov-degrees", "2", "-o", "\(dir)/out.png"],
                               code: 13, mentions: "no head pose fits the face", watching: dir)
+        try assertRenderFails([try Fixtures.requireAstronaut(), "--fov-degrees", "178.999", "-o", "\(dir)/out.png"],
+                              code: 13, mentions: "reprojects the landmarks", watching: dir)
+        XCTAssertEqual(try Fixtures.runCoif(["render", try Fixtures.requireAstronaut(), "--fov-degrees", "120", "-o", "\(dir)/wide.png"]).status, 0)
     }
 
     /// Argument-parser errors are one `coif:` line: exit 22 for a value an option cannot take (`--strands abc`,
