@@ -235,6 +235,13 @@ public struct StyleCatalog: Sendable, Codable, Equatable {
         case styles
     }
 
+    /// The ranges a catalog entry's numbers must lie in (README, Hostile input): a million guide strands, a
+    /// thousand points each, widths up to 10 mm (a card), coils up to 100 mm.
+    public static let guideRange = 1...1_000_000
+    public static let pointsPerGuideRange = 2...1_000
+    public static let maxWidthMm: Float = 10
+    public static let maxCoilMm: Float = 100
+
     public static func parse(json: String) throws -> StyleCatalog {
         let catalog: StyleCatalog
         do { catalog = try JSONDecoder().decode(StyleCatalog.self, from: Data(json.utf8)) } catch {
@@ -251,6 +258,20 @@ public struct StyleCatalog: Sendable, Codable, Equatable {
             guard !entry.file.isEmpty, !entry.file.hasPrefix("/"), !parts.contains("..") else {
                 throw CoifError.assetFailed(path: "catalog.json",
                                             reason: "style '\(entry.name)': file '\(entry.file)' must be a path inside the catalog's folder (relative, no '..')")
+            }
+            // Every number has a range (a pointsPerGuide of 10⁸ allocated 96 GB and aborted; 2⁶³−1 overflowed).
+            func check(_ ok: Bool, _ what: String) throws {
+                guard ok else { throw CoifError.assetFailed(path: "catalog.json", reason: "style '\(entry.name)': \(what)") }
+            }
+            try check(Self.guideRange.contains(entry.guides), "guides must be \(Self.guideRange.lowerBound)…\(Self.guideRange.upperBound), got \(entry.guides)")
+            try check(Self.pointsPerGuideRange.contains(entry.pointsPerGuide),
+                      "pointsPerGuide must be \(Self.pointsPerGuideRange.lowerBound)…\(Self.pointsPerGuideRange.upperBound), got \(entry.pointsPerGuide)")
+            for (name, width) in [("rootWidthMm", entry.rootWidthMm), ("tipWidthMm", entry.tipWidthMm)] {
+                try check(width > 0 && width <= Self.maxWidthMm, "\(name) must be over 0 and at most \(Self.maxWidthMm), got \(width)")
+            }
+            for (name, value) in [("strandCoilRadiusMm", entry.strandCoilRadiusMm), ("strandCoilPeriodMm", entry.strandCoilPeriodMm)] {
+                guard let value else { continue }
+                try check(value > 0 && value <= Self.maxCoilMm, "\(name) must be over 0 and at most \(Self.maxCoilMm), got \(value)")
             }
         }
         return catalog

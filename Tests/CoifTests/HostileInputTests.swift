@@ -367,9 +367,10 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
-    /// A user catalog's files stay inside its folder, its catalog.json is UTF-8, and one over 16 MiB is refused
-    /// from its size (#29: a `file` of ../../../../etc/passwd was read, a non-UTF-8 catalog was "no such
-    /// file", a 1.6 GB one aborted): each exit 50 with one line naming catalog.json.
+    /// A user catalog's files stay inside its folder, its catalog.json is UTF-8, one over 16 MiB is refused
+    /// from its size, and each number lies in its range (#29: a `file` of ../../../../etc/passwd was read, a
+    /// non-UTF-8 catalog was "no such file", a 1.6 GB one and a pointsPerGuide of 10⁸ aborted): each exit 50
+    /// with one line naming catalog.json.
     func testUserCatalogsAreCheckedBeforeTheyAreRead() throws {
         let dir = try Fixtures.temporaryDirectory()
         func catalog(_ name: String, _ write: (String) throws -> Void) throws -> String {
@@ -389,8 +390,19 @@ final class HostileInputTests: XCTestCase {
             try handle.truncate(atOffset: (16 << 20) + 1)  // sparse: no disk used
             try handle.close()
         }
+        func entry(_ name: String, _ field: String) throws -> String {
+            try catalog(name) {
+                try "{\"default\":\"x\",\"styles\":[{\"name\":\"x\",\"file\":\"styles/x.obj\",\"description\":\"\",\"tags\":[],\(field)}]}"
+                    .write(toFile: $0, atomically: true, encoding: .utf8)
+            }
+        }
+        // Numbers out of their ranges: 10⁸ points a guide allocated 96 GB and aborted; 2⁶³−1 overflowed.
+        let points = try entry("points", "\"guides\":60,\"pointsPerGuide\":100000000,\"rootWidthMm\":0.3,\"tipWidthMm\":0.1")
+        let overflow = try entry("overflow", "\"guides\":60,\"pointsPerGuide\":9223372036854775807,\"rootWidthMm\":0.3,\"tipWidthMm\":0.1")
+        let width = try entry("width", "\"guides\":60,\"pointsPerGuide\":25,\"rootWidthMm\":0,\"tipWidthMm\":0.1")
         for (folder, mentions) in [(escaping, "must be a path inside the catalog's folder"), (latin1, "not valid UTF-8 JSON"),
-                                   (huge, "too large for a catalog")] {
+                                   (huge, "too large for a catalog"), (points, "pointsPerGuide must be 2…1000"),
+                                   (overflow, "pointsPerGuide must be 2…1000"), (width, "rootWidthMm must be over 0")] {
             let run = try Fixtures.runCoif(["styles", "--styles", folder])
             XCTAssertEqual(run.status, 50, run.stderr)
             assertOneLine(run.stderr, mentions: mentions)
