@@ -82,7 +82,9 @@ public struct PersonHead: Sendable {
     /// it: in each of `hairlineColumns`, walking up from the brows, the first pixel of hair (matte ≥ 0.5); the
     /// median over the columns that find one above `fringeBelow`. A fringe (hair lower than that in most
     /// columns), no hair found, or a hairline above the facial thirds' keeps the thirds' prior: the forehead
-    /// the plate leaves bare is never taller than a face's upper third.
+    /// the plate leaves bare is never taller than a face's upper third. Unless a fringe hides the hairline, the
+    /// head also carries the forehead's outline column by column (`foreheadProfile`), down to where the
+    /// person's hair starts at the temples.
     public func fittingHairline(matte: [Float], width: Int, height: Int) -> PersonHead {
         precondition(matte.count == width * height)
         var found: [Float] = []
@@ -150,8 +152,9 @@ public struct PersonHead: Sendable {
     public private(set) var foreheadProfile: [Float]?
 
     /// The face as triangles (6 floats each, image px): inside its jaw line (a fan around the jaw's points,
-    /// closed along the brow line) and the forehead, a half-ellipse up to the hairline; both grown by `margin`
-    /// (a share of each point's distance from the face's middle).
+    /// closed along the brow line) and the forehead, up to `foreheadProfile` where the person's hairline was
+    /// read, else a half-ellipse up to the hairline; both grown by `margin` (a share of each point's distance
+    /// from the face's middle).
     public func faceTriangles(margin: Float = PersonHead.contourMargin) -> [Float] {
         var out: [Float] = []
         func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
