@@ -28,6 +28,14 @@ public enum OutputPaths {
         }
     }
 
+    /// Each output's directory is writable (`AtomicFile.checkWritable`; `creatable`: outputs whose directory
+    /// the write makes when missing, such as `--layers`), then `check`: what every command that writes named
+    /// outputs runs before any work.
+    public static func checkWritable(_ outputs: [String], inputs: [String], creatable: [String] = []) throws {
+        for output in outputs { try AtomicFile.checkWritable(output, createsDirectories: creatable.contains(output)) }
+        try check(outputs, inputs: inputs)
+    }
+
     /// "inode:DEV:INO" for a file that exists (links followed), else "path:" and the canonical path.
     public static func identity(_ path: String) -> String {
         var info = stat()

@@ -354,12 +354,8 @@ public enum GroomImport {
         // is its default); an existing catalog that does not parse is an error, never overwritten.
         var catalog: StyleCatalog
         if FileManager.default.fileExists(atPath: catalogPath) {
-            guard let catalogText = try? String(contentsOfFile: catalogPath, encoding: .utf8) else {
-                throw CoifError.inputMissing(path: catalogPath)
-            }
-            do { catalog = try StyleCatalog.parse(json: catalogText) } catch CoifError.assetFailed(_, let reason) {
-                throw CoifError.assetFailed(path: catalogPath, reason: reason)
-            }
+            // Read as every user catalog is read (size, UTF-8, ranges, files inside the folder).
+            catalog = try StyleLibrary.readCatalog(directory: meshesDirectory)
         } else {
             catalog = StyleCatalog(defaultStyle: name, styles: [])
         }

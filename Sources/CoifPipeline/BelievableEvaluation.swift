@@ -46,6 +46,13 @@ public enum BelievableEvaluation {
     /// Styles designed to show scalp: their bared scalp is reported, not held to the aim.
     public static let scalpShowingStyles: Set<String> = ["mohawk"]
 
+    /// Where `--images` puts a case's composite and its judged picture: `<photo's stem>-<style>.png` and
+    /// `<photo's stem>-<style>-judged.png`.
+    static func imagePaths(_ directory: String, photo: String, style: String) -> (composite: String, judged: String) {
+        let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
+        return (directory + "/\(stem)-\(style).png", directory + "/\(stem)-\(style)-judged.png")
+    }
+
     /// Measures every style on every photo (the largest face); composites written to `outputDirectory` as
     /// `<photo>-<style>.png` when given, with `<photo>-<style>-judged.png` beside each: the bared scalp red,
     /// the judged fill blue, the face and forehead where skin is allowed lightly whitened.
@@ -53,10 +60,10 @@ public enum BelievableEvaluation {
                            progress: (BelievableMeasurement) -> Void = { _ in }) throws -> [BelievableMeasurement] {
         // A photo named like a composite or its judged picture would be written over.
         if let outputDirectory {
-            try OutputPaths.check(photos.flatMap { photo -> [String] in
-                let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
-                return styles.flatMap { ["\(outputDirectory)/\(stem)-\($0).png", "\(outputDirectory)/\(stem)-\($0)-judged.png"] }
-            }, inputs: photos)
+            try OutputPaths.check(photos.flatMap { photo in styles.flatMap { style in
+                let paths = imagePaths(outputDirectory, photo: photo, style: style)
+                return [paths.composite, paths.judged]
+            } }, inputs: photos)
         }
         let judge = try OwnHairEvaluation.judge(engine)
         var rows: [BelievableMeasurement] = []
@@ -65,7 +72,6 @@ public enum BelievableEvaluation {
                   let own = analyses[0].ownHair, let head = PersonHead(landmarks: analyses[0].chosen.landmarks) else { continue }
             let box = analyses[0].chosen.box
             let width = frame.image.width, height = frame.image.height
-            let stem = ((photo as NSString).lastPathComponent as NSString).deletingPathExtension
             let face = head.faceMask(width: width, height: height)
             // The head the background fill stays off: the face and Coif's posed skull (where the plate fills skin).
             var wholeHead = TryOnEngine.headSilhouette(analyses, head: engine.head)
@@ -83,7 +89,8 @@ public enum BelievableEvaluation {
                 let result = try engine.render(analyses, job: job, timing: &timing)
                 let output = result.images.composite
                 if let outputDirectory {
-                    try AtomicFile.write(try PNGFile.encode(output), to: outputDirectory + "/\(stem)-\(style).png", createDirectories: true)
+                    try AtomicFile.write(try PNGFile.encode(output), to: imagePaths(outputDirectory, photo: photo, style: style).composite,
+                                         createDirectories: true)
                 }
                 let labels = try judge.parse(Frame(image: output, source: photo), box: box).classes
                 let newHair = result.images.matte.pixels
@@ -126,7 +133,8 @@ public enum BelievableEvaluation {
                             overlay.pixels[3 * i + c] = UInt8((Float(overlay.pixels[3 * i + c]) * (1 - k) + tint[c] * k).rounded())
                         }
                     }
-                    try AtomicFile.write(try PNGFile.encode(overlay), to: outputDirectory + "/\(stem)-\(style)-judged.png", createDirectories: true)
+                    try AtomicFile.write(try PNGFile.encode(overlay), to: imagePaths(outputDirectory, photo: photo, style: style).judged,
+                                         createDirectories: true)
                 }
                 let judged = figures.fillPixels > 0 && figures.ringPixels > 0
                 let row = BelievableMeasurement(

@@ -31,7 +31,7 @@ public struct RecolorJob: Sendable {
         if case .index(let i) = face, i < 0 {
             throw CoifError.invalidOption(name: "--face", reason: "must be 'largest', 'all' or a 0-based index, got \(i)")
         }
-        try TryOnJob.checkOutputs([outputPath], inputs: [photoPath] + (mattePath.map { [$0] } ?? []))
+        try OutputPaths.checkWritable([outputPath], inputs: [photoPath] + (mattePath.map { [$0] } ?? []))
     }
 }
 

@@ -119,7 +119,7 @@ public struct TryOnJob: Sendable {
             throw CoifError.invalidOption(name: "levelOfDetail", reason: "needs ≥ 1 strand of ≥ 2 points and a positive width scale")
         }
         let style = try styles.resolve(style)
-        try Self.checkOutputs(outputs.paths, inputs: inputPaths(style: style, styles: styles), creatable: outputs.layerPaths)
+        try OutputPaths.checkWritable(outputs.paths, inputs: inputPaths(style: style, styles: styles), creatable: outputs.layerPaths)
         return style
     }
 
@@ -128,13 +128,5 @@ public struct TryOnJob: Sendable {
         var paths: [String] = []
         if case .file(let path) = input { paths.append(path) }
         return paths + styles.inputPaths(style)
-    }
-
-    /// Each output's directory is writable, and no output is an input or another output of the same job
-    /// (`OutputPaths`: by device and inode, so `./a.png`, `a.png` and a link to it are one file).
-    /// `creatable`: outputs whose directory the write makes when missing (the layers).
-    public static func checkOutputs(_ outputs: [String], inputs: [String], creatable: [String] = []) throws {
-        for output in outputs { try AtomicFile.checkWritable(output, createsDirectories: creatable.contains(output)) }
-        try OutputPaths.check(outputs, inputs: inputs)
     }
 }

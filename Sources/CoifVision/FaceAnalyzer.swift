@@ -134,7 +134,7 @@ public final class FaceAnalyzer {
         } catch {
             // solvePnP finds nothing in front of the camera when the camera is far from the photo's own
             // (a 2° field of view, a super-zoom's EXIF): the user's input, not a bug.
-            let fov = 2 * atan(Double(frame.image.width) / 2 / intrinsics.fx) * 180 / .pi
+            let fov = intrinsics.horizontalFieldOfViewDegrees(width: frame.image.width)
             throw CoifError.poseNotFound(path: frame.source, reason: String(format: "camera field of view %.1f°; try --fov-degrees near 50", fov))
         }
         guard let chosen else { throw CoifError.noFace(path: frame.source) }
@@ -142,7 +142,7 @@ public final class FaceAnalyzer {
         // solved, 10 m off the axis at 16 cm, yaw 77° and roll −62° for a frontal face. Such a camera fits
         // the landmarks far worse than the photo's own does: over `maxForcedReprojectionPerBoxWidth`, no pose.
         if frame.fieldOfViewDegrees != nil && chosen.pose.reprojectionErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
-            let fov = 2 * atan(Double(frame.image.width) / 2 / intrinsics.fx) * 180 / .pi
+            let fov = intrinsics.horizontalFieldOfViewDegrees(width: frame.image.width)
             throw CoifError.poseNotFound(path: frame.source, reason: String(
                 format: "camera field of view %.1f° reprojects the landmarks %.1f px off, over %.0f%% of the face's width; try --fov-degrees near 50",
                 fov, chosen.pose.reprojectionErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))

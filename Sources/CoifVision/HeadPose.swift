@@ -32,6 +32,9 @@ public struct CameraIntrinsics: Sendable, Equatable, Codable {
         return CameraIntrinsics(fx: f, fy: f, cx: Double(width - 1) / 2, cy: Double(height - 1) / 2)
     }
 
+    /// The horizontal field of view (degrees) over an image `width` px wide: `fieldOfView`'s inverse.
+    public func horizontalFieldOfViewDegrees(width: Int) -> Double { 2 * atan(Double(width) / 2 / fx) * 180 / .pi }
+
     /// From EXIF FocalLengthIn35mmFilm: the 35 mm frame is 36 mm wide along the long side, so
     /// f(px) = mm / 36 × the long side in pixels. Principal point at the centre, square pixels.
     public static func focalLength35mm(_ mm: Double, width: Int, height: Int) -> CameraIntrinsics {

@@ -49,10 +49,7 @@ struct Diff: ParsableCommand {
                 throw CoifError.invalidOption(name: "--threshold", reason: "must be 0…255, got \(threshold)")
             }
             let budget = try PixelBudget.parse(maxDifferingPixels)
-            if let heatmap {
-                try AtomicFile.checkWritable(heatmap)
-                try OutputPaths.check([heatmap], inputs: [reference, actual] + (mask.map { [$0] } ?? []))
-            }
+            if let heatmap { try OutputPaths.checkWritable([heatmap], inputs: [reference, actual] + (mask.map { [$0] } ?? [])) }
             let (a, b) = try DiffImage.loadPair(reference, actual)
             let maskImage = try mask.map(DiffImage.loadMask)
             let options = DiffOptions(threshold: threshold, ignoreAntialiasing: ignoreAntialiasing, mask: maskImage,

@@ -48,7 +48,7 @@ struct Preview: ParsableCommand {
             let start = monotonicMs()
             let camera = view
             try LevelOfDetail.checkStrands(strands)
-            try TryOnJob.checkOutputs([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
+            try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: color,
                                                        seed: seed, strands: strands, userStyleDirectories: styleDirectories.directories,
                                                        logger: global.makeLogger())

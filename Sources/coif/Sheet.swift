@@ -43,7 +43,7 @@ struct Sheet: ParsableCommand {
             request.tileWidthPx = tile
             request.seed = seed
             // The styles named may be groom files: each is an input, as is every user catalog's file.
-            try TryOnJob.checkOutputs([output], inputs: [photo] + request.styles + styleDirectories.catalogFiles)
+            try OutputPaths.checkWritable([output], inputs: [photo] + request.styles + styleDirectories.catalogFiles)
             let engine = try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
             let (image, _) = try ContactSheet.render(request, engine: engine)
             try AtomicFile.write(try PNGFile.encode(image), to: output)
