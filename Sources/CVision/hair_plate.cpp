@@ -5,14 +5,16 @@
 //  - cv_hair_fill: the plate: the photo with the own hair taken away. Inside the person's head (face and
 //    skull) the hair is replaced by skin continued from the visible skin and neck, plus grain matched to the
 //    sources' noise; outside it by each region beside it (background, the body's skin, clothes) continued as
-//    itself, the body only below the chin, with texture borrowed in tiles from that region's own sources
-//    nearby. Every fill uses its own sources only (so no hair colour smears in): pull-push interpolation
-//    (Gortler et al. 1996) refined by membrane sweeps; blended by the removal weight. It also reports where it
+//    itself, the body only below the chin and within the shoulders, the background with tiles of its own
+//    sources nearby (exemplar_fill.cpp), its colour kept to the hole's rim. Every fill uses its own sources
+//    only (so no hair colour smears in): pull-push interpolation (Gortler et al. 1996) refined by membrane
+//    sweeps, under the tiles; blended by the removal weight. It also reports where it
 //    filled the hair-bearing scalp (the head off the bare face and forehead), which the composite draws as
 //    close-cropped hair, not skin.
 //  - cv_hair_recolor: the own hair recoloured in linear light, texture kept as relative luminance.
 // Deterministic: no threads race on a value, the grain is a hash of the pixel and a seed.
 #include "CVision.h"
+#include "exemplar_fill.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -24,6 +26,8 @@
 #include <vector>
 
 namespace {
+
+using coif::hash01;
 
 // sRGB ↔ linear (IEC 61966-2-1), as tables: 256 decodes, and a 4096-step encode.
 struct SRGB {
@@ -76,15 +80,6 @@ struct Gamma {
 const Gamma &gamma22() {
     static const Gamma table;
     return table;
-}
-
-// A uniform value in [0, 1) from a pixel and a seed (SplitMix64's finaliser).
-inline float hash01(uint64_t x, uint64_t y, uint64_t seed) {
-    uint64_t z = seed ^ (x * 0x9E3779B97F4A7C15ull) ^ (y * 0xC2B2AE3D27D4EB4Full);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return float(z >> 40) / float(1ull << 24);
 }
 
 // Approximately standard normal from two hashes (Box–Muller).
@@ -216,6 +211,14 @@ constexpr float kSourceRemoveBelow = 0.1f;
 // the plate's cost flat in the photo's resolution. Boxes that fit are filled at full size.
 constexpr int kFillSidePx = 512;
 
+// The exemplar fill matches its tiles on the box at no more than this on its long side (see the plate).
+constexpr int kQuiltSidePx = 320;
+
+// The least texture (textureLevel, perceptual units) a background needs to be copied in whole tiles; below
+// it, only its fine texture is. Measured over the portraits: studio backdrops and smooth walls 0.0000–0.0037;
+// grass, trees, a crowd 0.0065–0.035.
+constexpr float kTextureToCopy = 0.005f;
+
 cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kFillSidePx) {
     const int side = std::max(value.cols, value.rows);
     if (side <= maxSide) return pullPush(value, weight);
@@ -281,7 +284,8 @@ float grainSigma(const cv::Mat &linear, const cv::Mat &mask) {
 
 bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
 
-// The fine texture of the sources in perceptual (gamma 2.2) values: each source pixel less the
+// The fine texture of the sources in perceptual (gamma 2.2) values, for a background too smooth to copy whole
+// (textureLevel): each source pixel less the
 // normalised-Gaussian mean of the sources around it (σ 1.5 px), 0 off the sources. Added, not multiplied, in
 // perceptual values, so a leaf's light and shade keeps the size the eye sees when it lands on a fill of
 // another level (multiplied in linear light, dark foliage's ±100% swings crinkled a pale fill like foil).
@@ -320,112 +324,62 @@ cv::Mat fineDetail(const cv::Mat &perceptual, const cv::Mat &source) {
     return detail;
 }
 
+// How much texture `source` (CV_8U) holds in `photo` (CV_32FC3, perceptual values, at the quilting's scale):
+// the robust standard deviation (1.4826 × the median absolute value) of luma less its Gaussian mean (σ 2 px).
+// A studio backdrop or a smooth gradient holds next to none, and copying it in tiles only steps its shading.
+float textureLevel(const cv::Mat &photo, const cv::Mat &source) {
+    cv::Mat luma, mean;
+    cv::cvtColor(photo, luma, cv::COLOR_RGB2GRAY);
+    cv::GaussianBlur(luma, mean, cv::Size(0, 0), 2.0);
+    std::vector<float> magnitudes;
+    for (int y = 0; y < luma.rows; ++y) {
+        const float *l = luma.ptr<float>(y), *m = mean.ptr<float>(y);
+        const uint8_t *s = source.ptr<uint8_t>(y);
+        for (int x = 0; x < luma.cols; ++x)
+            if (s[x]) magnitudes.push_back(std::fabs(l[x] - m[x]));
+    }
+    return robustSigma(magnitudes);
+}
+
+// Colour from the rim, structure from the copies: the tiles' difference from the smooth fill (`guide`), over
+// `laid` (CV_8U) and averaged over ~1/30 of the box (a normalised Gaussian at the quilting's scale, `small`),
+// is taken off them. A tile of dark leaves beside pale ones, or of a red curtain beside a window, keeps its
+// texture but not its level: the fill's local colour is the rim's continued, as the smooth fill's is. In place
+// on `canvas`.
+void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, cv::Mat &canvas) {
+    if (laid.empty() || cv::countNonZero(laid) == 0) return;
+    cv::Mat weight, residual(canvas.size(), CV_32FC3, cv::Scalar::all(0));
+    laid.convertTo(weight, CV_32F, 1.0 / 255);
+    cv::subtract(guide, canvas, residual, laid);
+    cv::Mat residualSmall = residual, weightSmall = weight;
+    if (small != canvas.size()) {
+        cv::resize(residual, residualSmall, small, 0, 0, cv::INTER_AREA);
+        cv::resize(weight, weightSmall, small, 0, 0, cv::INTER_AREA);
+    }
+    const double sigma = std::max(2.0, std::max(small.width, small.height) / 30.0);
+    cv::GaussianBlur(residualSmall, residualSmall, cv::Size(0, 0), sigma);
+    cv::GaussianBlur(weightSmall, weightSmall, cv::Size(0, 0), sigma);
+    cv::Mat shift(small, CV_32FC3);
+    for (int y = 0; y < small.height; ++y) {
+        const cv::Vec3f *r = residualSmall.ptr<cv::Vec3f>(y);
+        const float *w = weightSmall.ptr<float>(y);
+        cv::Vec3f *o = shift.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < small.width; ++x) o[x] = w[x] > 1e-3f ? r[x] / w[x] : cv::Vec3f(0, 0, 0);
+    }
+    if (small != canvas.size()) cv::resize(shift, shift, canvas.size(), 0, 0, cv::INTER_LINEAR);
+    cv::add(canvas, shift, canvas, laid);
+}
+
 // One region that continues off the head into the removed hair (the background, the body's skin, the
 // clothes): its own sources, its smooth fill, and where its tiles of texture may be copied from.
 struct Region {
     cv::Mat source;                  // CV_8U: this region's source pixels
     cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values); empty where it continues nowhere
-    std::vector<cv::Point> centres;  // centres of tiles lying wholly on its sources (none: too few to copy)
-    float grain = 0;                 // the grain it carries instead, where it has no tiles
+    std::vector<cv::Point> centres;  // centres of tiles (at the quilting's scale) lying wholly on its sources (none: too few to copy)
+    float grain = 0;                 // the grain it carries where no tile lands
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
+    bool textured = false;           // texture enough to copy whole tiles (textureLevel ≥ kTextureToCopy)
 };
-
-// A region's tile centres bucketed in square cells of a tile's side, to find the tiles near a point.
-struct TileGrid {
-    int cell = 1, columns = 0, rows = 0;
-    std::vector<std::vector<cv::Point>> cells;
-};
-
-TileGrid tileGrid(const std::vector<cv::Point> &centres, cv::Size size, int cell) {
-    TileGrid grid;
-    grid.cell = std::max(cell, 1);
-    grid.columns = size.width / grid.cell + 1;
-    grid.rows = size.height / grid.cell + 1;
-    grid.cells.resize(size_t(grid.columns) * size_t(grid.rows));
-    for (const cv::Point &c : centres) grid.cells[size_t(c.y / grid.cell) * size_t(grid.columns) + size_t(c.x / grid.cell)].push_back(c);
-    return grid;
-}
-
-// A tile near `centre`: one of at least 32 of the nearest tile centres (found in rings of cells outward),
-// chosen by a hash of the point and the seed. Local (the texture just beside the hole, as the eye compares
-// it), yet varied (neighbouring tiles rarely copy the same patch). The grid must hold a centre.
-cv::Point nearbyTile(const TileGrid &grid, cv::Point centre, uint64_t seed) {
-    const int cx = std::min(std::max(centre.x / grid.cell, 0), grid.columns - 1);
-    const int cy = std::min(std::max(centre.y / grid.cell, 0), grid.rows - 1);
-    const int reach = std::max(grid.columns, grid.rows);
-    std::vector<const cv::Point *> found;
-    for (int ring = 0; ring <= reach && found.size() < 32; ++ring) {
-        for (int y = cy - ring; y <= cy + ring; ++y) {
-            if (y < 0 || y >= grid.rows) continue;
-            for (int x = cx - ring; x <= cx + ring; ++x) {
-                if (x < 0 || x >= grid.columns || (std::abs(x - cx) != ring && std::abs(y - cy) != ring)) continue;
-                for (const cv::Point &p : grid.cells[size_t(y) * size_t(grid.columns) + size_t(x)]) found.push_back(&p);
-            }
-        }
-    }
-    const size_t pick = size_t(hash01(uint64_t(centre.x + 4096), uint64_t(centre.y + 4096), seed ^ 0xA24BAED4963EE407ull) * float(found.size()));
-    return *found[std::min(pick, found.size() - 1)];
-}
-
-// The sources' texture (`detail`, fineDetail's) carried into the pixels `target` marks (CV_8U): square tiles
-// of `tile` px, laid on a half-tile grid. Each tile is copied from the region that continues at its centre
-// (`label`: an index into `regions`), from a tile lying wholly on that region's sources near it (nearbyTile), so the texture is the
-// local one (the hedge beside, not the wall across, the sharp background beside, not the blurred one
-// farther off) without repeating one patch along the edge. Tiles are weighted by sin² windows (which sum to 1 at half-tile overlap) and normalised by the
-// root of the summed squared weights, so overlapping independent copies keep the sources' variance instead
-// of averaging it away. Zero where the region there has no tiles.
-cv::Mat borrowedDetail(const cv::Mat &detail, const std::vector<Region> &regions, const cv::Mat &label, const cv::Mat &target,
-                       int tile, uint64_t seed) {
-    cv::Mat out(target.size(), CV_32FC3, cv::Scalar::all(0));
-    const int half = tile / 2;
-    std::vector<TileGrid> grids;
-    for (const Region &region : regions) grids.push_back(tileGrid(region.centres, target.size(), tile));
-    std::vector<float> window(static_cast<size_t>(tile));
-    for (int u = 0; u < tile; ++u) {
-        const float s = std::sin(3.14159265f * (u + 0.5f) / tile);
-        window[size_t(u)] = s * s;
-    }
-    cv::Mat squared(target.size(), CV_32F, cv::Scalar(0));
-    cv::Mat targetSum;
-    cv::integral(target != 0, targetSum, CV_32S);
-    auto anyTarget = [&](int x0, int y0, int x1, int y1) {
-        x0 = std::max(x0, 0), y0 = std::max(y0, 0), x1 = std::min(x1, target.cols), y1 = std::min(y1, target.rows);
-        if (x1 <= x0 || y1 <= y0) return false;
-        return targetSum.at<int>(y1, x1) - targetSum.at<int>(y0, x1) - targetSum.at<int>(y1, x0) + targetSum.at<int>(y0, x0) > 0;
-    };
-    for (int by = -half; by < target.rows; by += half) {
-        for (int bx = -half; bx < target.cols; bx += half) {
-            if (!anyTarget(bx, by, bx + tile, by + tile)) continue;
-            const cv::Point centre(bx + half, by + half);
-            const cv::Point inside(std::min(std::max(centre.x, 0), target.cols - 1), std::min(std::max(centre.y, 0), target.rows - 1));
-            const size_t r = label.at<uint8_t>(inside);
-            // A region without tiles keeps its grain: another region's texture is not its own.
-            if (r >= regions.size() || regions[r].centres.empty()) continue;
-            const cv::Point best = nearbyTile(grids[r], centre, seed);
-            const int sx = best.x - half, sy = best.y - half;
-            for (int v = 0; v < tile; ++v) {
-                const int y = by + v;
-                if (y < 0 || y >= target.rows) continue;
-                const cv::Vec3f *src = detail.ptr<cv::Vec3f>(sy + v);
-                cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
-                float *q = squared.ptr<float>(y);
-                for (int u = 0; u < tile; ++u) {
-                    const int x = bx + u;
-                    if (x < 0 || x >= target.cols) continue;
-                    const float w = window[size_t(u)] * window[size_t(v)];
-                    o[x] += src[sx + u] * w;
-                    q[x] += w * w;
-                }
-            }
-        }
-    }
-    for (int y = 0; y < out.rows; ++y) {
-        cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
-        const float *q = squared.ptr<float>(y);
-        for (int x = 0; x < out.cols; ++x) o[x] = q[x] > 1e-8f ? o[x] / std::sqrt(q[x]) : cv::Vec3f(0, 0, 0);
-    }
-    return out;
-}
 
 // Tile centres lying wholly on `source` (a `tile`-px square around each), every other pixel: enough choice at
 // a quarter of the list.
@@ -573,10 +527,17 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         // Off the head, each region beside the hair (background, the body's skin, clothes) continues as itself: where it
         // continues is the region indicators' membrane fill (so the line between a top and the wall behind runs
         // on across the hole as the two meet at its rim), sharpened; its colour is that region's own fill, never
-        // a blend of a yellow sign and a blue wall into brown; its texture is borrowed from its own sources in
-        // tiles of about 1/24 of the box (8–32 px), so a hedge stays leafy and a wall keeps its grain where one
-        // smooth fill read as a glowing smear. A region of under 64 source pixels does not continue on its own.
-        const int tile = std::min(32, std::max(8, std::max(box.width, box.height) / 24)) & ~1;
+        // a blend of a yellow sign and a blue wall into brown. The background's texture and structure are its
+        // own, copied in tiles from its sources beside the hole (coif::quiltPlan), so a hedge stays leafy and
+        // grass stays grass where one smooth fill read as a glowing smear; the body keeps its smooth fill and
+        // grain. A region of under 64 source pixels does not continue on its own.
+        // The exemplar fill (coif::quiltPlan) matches its tiles on the box at most kQuiltSidePx on its long
+        // side, a twentieth of that (8–24 px) square: on a 1080p head a 32-px tile of bokeh held one blurred
+        // blob, and blobs of unlike brightness side by side read as a mosaic. They are pasted at full size.
+        const int longSide = std::max(box.width, box.height);
+        const double quiltScale = std::min(1.0, double(kQuiltSidePx) / longSide);
+        const cv::Size quiltSize(std::max(1, int(std::lround(box.width * quiltScale))), std::max(1, int(std::lround(box.height * quiltScale))));
+        const int tile = std::min(24, std::max(8, std::max(quiltSize.width, quiltSize.height) / 20)) & ~1;
         std::vector<Region> regions;
         const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
                                          classBox == CV_PARSE_CLOTH};
@@ -596,7 +557,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::Mat offHead = removingBox & (headBox == 0);
         // Which region continues where (up to three, as the channels of one pull-push), and by how much.
         cv::Mat share(box.size(), CV_32FC3, cv::Scalar::all(0));
-        cv::Mat backgroundFill = linear.clone(), backgroundDetail(box.size(), CV_32FC3, cv::Scalar::all(0));
+        cv::Mat backgroundFill = linear.clone();
         cv::Mat backgroundGrain(box.size(), CV_32F, cv::Scalar(0));
         if (!regions.empty()) {
             cv::Mat indicator(box.size(), CV_32FC3, cv::Scalar::all(0)), anySource(box.size(), CV_8U, cv::Scalar(0));
@@ -611,18 +572,31 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin
             // (the head's lowest row), fading in over the fifth of the head's height above it, where the
             // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
+            // Below it the body widens as shoulders do, not all at once: at the chin only the neck's width
+            // (0.35 of the head's on each side of its middle), then twice as fast as it drops (the shoulders'
+            // slope, ~25° below level), fading over a tenth of the head's width. Where long hair hung to the
+            // photo's edge beside a close crop, the body's skin otherwise ran along the whole bottom as a band.
             const cv::Rect head = cv::boundingRect(headBox);
             const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
             const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
             const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
-            cv::Mat label(box.size(), CV_8U, cv::Scalar(0));
+            const float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
+            const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
+            // Where the body may be (below the chin, within the shoulders): what the parse calls background
+            // there (a sweater, a dress it does not know as clothes) is not copied round the head.
+            cv::Mat label(box.size(), CV_8U, cv::Scalar(0)), bodyZone(box.size(), CV_8U, cv::Scalar(0));
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
                 cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
-                uint8_t *l = label.ptr<uint8_t>(y);
-                const float bodyAllowed = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
+                uint8_t *l = label.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y);
+                const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
+                const float bodyHalfWidth = neckHalfWidth + 2 * std::max(float(y) - headBottom, 0.0f);
                 for (int x = 0; x < box.width; ++x) {
-                    // Above the chin the body's claim passes to the background (region 0, when it is one).
+                    const float within = head.empty() ? 1
+                        : std::min(std::max((bodyHalfWidth - std::fabs(float(x) - headMiddle)) / shoulderRamp + 0.5f, 0.0f), 1.0f);
+                    const float bodyAllowed = belowChin * within;
+                    z[x] = !head.empty() && bodyAllowed > 0.5f ? 255 : 0;  // no head: no body to place
+                    // Above the chin and beyond the shoulders the body's claim passes to the background (region 0, when it is one).
                     cv::Vec3f claim = c[x];
                     if (!regions[0].body) {
                         for (size_t k = 1; k < regions.size(); ++k) {
@@ -653,10 +627,8 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             cv::split(share, channels);
             cv::Mat perceptual = linear.clone();
             Gamma::apply(perceptual, gamma22().encode);
-            // One texture for every region: tiles lie wholly on one region's sources, half a tile (≥ 4 px)
-            // from its edge, beyond the reach of the 1.5-px mean, so a mean over all the sources is each
-            // region's own there.
-            const cv::Mat detail = fineDetail(perceptual, anySource);
+            cv::Mat perceptualSmall = perceptual;
+            if (quiltScale < 1) cv::resize(perceptual, perceptualSmall, quiltSize, 0, 0, cv::INTER_AREA);
             for (size_t k = 0; k < regions.size(); ++k) {
                 Region &region = regions[k];
                 // A region that continues nowhere off the head needs no fill (its share is nil everywhere).
@@ -675,15 +647,21 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 // beads down a shoulder): source tiles over at least a sixteenth of that area and four tiles, far
                 // from the hair if there are so many, else anywhere on the region; fewer, and the region keeps
                 // grain, not a pattern. (A centre stands for 4 px: they lie every other pixel.)
-                const double wanted = std::max(4.0 * tile * tile, 0.0625 * cv::countNonZero(offHead & (label == uint8_t(k))));
-                region.centres = tileCentres(region.source & farFromHair, tile);
-                if (4.0 * double(region.centres.size()) < wanted) region.centres = tileCentres(region.source, tile);
-                if (4.0 * double(region.centres.size()) < wanted) {
-                    region.centres.clear();
-                    region.grain = std::min(grainSigma(linear, region.source), 0.03f);
+                // The body (skin, clothes) is smooth and shaped, its outline behind the hair unknown: it keeps
+                // its smooth fill and grain; copied in patches, a necklace, a belt or a hand marched into the hole.
+                const double wanted = std::max(4.0 * tile * tile, 0.0625 * quiltScale * quiltScale * cv::countNonZero(offHead & (label == uint8_t(k))));
+                if (!region.body) {
+                    const cv::Mat open = region.source & (bodyZone == 0);
+                    region.centres = tileCentres(coif::maskAt(open & farFromHair, quiltSize, true), tile);
+                    if (4.0 * double(region.centres.size()) < wanted) region.centres = tileCentres(coif::maskAt(open, quiltSize, true), tile);
+                    if (4.0 * double(region.centres.size()) < wanted) region.centres.clear();
+                    region.textured = textureLevel(perceptualSmall, coif::maskAt(open, quiltSize, true)) >= kTextureToCopy;
                 }
+                // The grain it carries where nothing is copied into it.
+                region.grain = std::min(grainSigma(linear, region.source), 0.03f);
             }
-            backgroundDetail = borrowedDetail(detail, regions, label, offHead, tile, seed);
+            // The smooth fill (each region's own, by its share), the guide the tiles keep to, and the grain of
+            // the regions that have no tiles.
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
                 cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
@@ -696,8 +674,48 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                         sum += regions[k].fill.at<cv::Vec3f>(y, x) * sh[x][int(k)];
                         grain += regions[k].grain * sh[x][int(k)];
                     }
-                    f[x] = sum + backgroundDetail.at<cv::Vec3f>(y, x);
+                    f[x] = sum;
                     g[x] = grain;
+                }
+            }
+            cv::Mat canvas, laid;
+            if (!regions[0].body && !regions[0].centres.empty()) {
+                canvas = perceptual.clone();
+                regions[0].fill.copyTo(canvas, offHead);
+                // Tiles where the background continues (the body's part keeps its smooth fill).
+                const cv::Mat hole = offHead & (channels[0] > 0.02f);
+                cv::Mat photoSmall = perceptualSmall, canvasSmall = canvas.clone(), shareSmall = channels[0];
+                if (quiltScale < 1) {
+                    cv::resize(canvas, canvasSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                    cv::resize(channels[0], shareSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                }
+                const std::vector<coif::TilePlacement> plan =
+                    coif::quiltPlan(photoSmall, canvasSmall, coif::maskAt(hole, quiltSize, false), coif::maskAt(anySource, quiltSize, true),
+                                    shareSmall >= 0.1f, regions[0].centres, tile, seed);
+                if (regions[0].textured) {
+                    coif::pasteTiles(perceptual, hole, plan, tile, quiltScale, canvas, laid);
+                    keepRimColour(regions[0].fill, laid, quiltSize, canvas);
+                } else {
+                    // A smooth backdrop: whole tiles of a ramp only step its shading, so the tiles carry only its
+                    // fine texture (zero-mean, so no level steps between them) over the smooth fill.
+                    cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
+                    coif::pasteTiles(fineDetail(perceptual, anySource), hole, plan, tile, quiltScale, detail, laid);
+                    cv::add(regions[0].fill, detail, canvas, laid);
+                }
+            }
+            // The background's part of each pixel is the tiles', the body's its smooth fill: the line between a
+            // top and the wall behind stays the regions' soft line, not the tiles' steps.
+            if (!laid.empty()) {
+                for (int y = 0; y < box.height; ++y) {
+                    const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[0].fill.ptr<cv::Vec3f>(y);
+                    const uint8_t *l = laid.ptr<uint8_t>(y);
+                    cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
+                    float *g = backgroundGrain.ptr<float>(y);
+                    for (int x = 0; x < box.width; ++x) {
+                        if (!l[x]) continue;
+                        f[x] += (c[x] - smooth[x]) * sh[x][0];
+                        g[x] = std::max(g[x] - regions[0].grain * sh[x][0], 0.0f);  // the copy carries its own
+                    }
                 }
             }
             Gamma::apply(backgroundFill, gamma22().decode);

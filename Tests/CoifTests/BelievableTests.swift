@@ -85,7 +85,8 @@ final class BelievableTests: XCTestCase {
         let outside = disk.map { UInt8($0 == 0 ? 1 : 0) }
         let figures = try FillJudge.measure(plate, fill: disk, removed: disk, source: outside, innerPx: 9, outerPx: 35, sigmaPx: 10)
         print(String(format: "BelievableTests: textured fill: texture %.2f, halo %.1f", figures.texture, figures.halo))
-        // Measured: texture 1.02, halo 0.5; the smooth fill alone, with its grain capped at 3%, is far below 0.5.
+        // Measured: texture 0.89, halo 0.7 (tiles of the noise itself); the smooth fill alone, with its grain
+        // capped at 3%, came to 0.13.
         XCTAssertGreaterThan(figures.texture, 0.5, "the fill's texture against the background's")
         XCTAssertLessThan(figures.texture, 1.6, "the fill's texture against the background's")
         XCTAssertLessThan(figures.halo, 4, "the fill's colour against the background's")
@@ -187,6 +188,42 @@ final class BelievableTests: XCTestCase {
         print("BelievableTests: couple: \(changed) of \(hair) px of his hair (in her parse) changed by the plate")
         XCTAssertGreaterThan(hair, 2000, "her parse sees his hair")
         XCTAssertLessThan(Double(changed), 0.02 * Double(hair), "his hair stays")
+    }
+
+    /// Long curly hair to the bottom of a close crop over a white backdrop (`portraits/ctrlhair_…04716`): below
+    /// the chin the body widens as shoulders do, so the bottom corners the hair covered become backdrop, not a
+    /// band of her skin running the photo's width (what the plate drew before the shoulders' slope).
+    func testBodyWidensAsShouldersNotAlongTheBottom() throws {
+        _ = try OwnHairTests.requireModel()
+        let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: "\(portraits)/ctrlhair_CelebaMask_HQ___04716.png", timing: &timing)
+        let removed = try engine.removeOwnHair([analysis], seed: 1, timing: &timing)[0]
+        let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate), photo = analysis.frame.image
+        let width = photo.width, height = photo.height
+        // The photo's own backdrop and skin, as the parse labels them.
+        func mean(_ take: (Int) -> Bool, in image: PixelImage) -> [Double] {
+            var sum = [0.0, 0.0, 0.0], count = 0.0
+            for i in 0..<(width * height) where take(i) {
+                for c in 0..<3 { sum[c] += Double(image.pixels[3 * i + c]) }
+                count += 1
+            }
+            return sum.map { $0 / max(count, 1) }
+        }
+        func distance(_ a: [Double], _ b: [Double]) -> Double { sqrt(zip(a, b).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)) }
+        let backdrop = mean({ own.classes[$0] == OwnHair.background }, in: photo), skin = mean({ own.classes[$0] == OwnHair.skin }, in: photo)
+        // Each bottom corner (a tenth of the width, the bottom twentieth) where the hair was.
+        for right in [false, true] {
+            let xs = right ? (width - width / 10)..<width : 0..<(width / 10)
+            let corner = mean({ i in
+                let x = i % width, y = i / width
+                return xs.contains(x) && y >= height - height / 20 && own.matte[i] >= 0.5
+            }, in: plate)
+            print(String(format: "BelievableTests: bottom %@ corner %.0f from the backdrop, %.0f from her skin", right ? "right" : "left",
+                         distance(corner, backdrop), distance(corner, skin)))
+            XCTAssertLessThan(distance(corner, backdrop), distance(corner, skin) / 2, "the \(right ? "right" : "left") corner is backdrop, not skin")
+        }
     }
 
     /// On a real photo the plate never changes a pixel the parse labels brow, eye, glasses, ear, earring, nose
