@@ -214,6 +214,10 @@ constexpr int kFillSidePx = 512;
 // The exemplar fill matches its tiles on the box at no more than this on its long side (see the plate).
 constexpr int kQuiltSidePx = 320;
 
+// The largest photo side the plate works at (cv_hair_fill): a larger photo's plate is made at this size and
+// resized back. Every golden and test photo but the 10-megapixel ones is within it.
+constexpr int kPlateSidePx = 1280;
+
 // The least texture (textureLevel, perceptual units) a background needs to be copied in whole tiles; below
 // it, only its fine texture is. Measured over the portraits: studio backdrops and smooth walls 0.0000–0.0037;
 // grass, trees, a crowd 0.0065–0.035.
@@ -437,9 +441,11 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
     return 0;
 }
 
-int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
-    if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !bare || !out_rgb) return 1;
+namespace {
+
+// The plate at the photo's own size (cv_hair_fill's contract; it calls this at most kPlateSidePx on the long side).
+int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
+               const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
     std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
     if (out_scalp) std::fill(out_scalp, out_scalp + size_t(width) * height, 0.0f);
     try {
@@ -778,6 +784,64 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
                 fill += cv::Vec3f(grain, grain, grain);
                 const cv::Vec3f out = ph[x] * (1 - k) + fill * k;
                 for (int c = 0; c < 3; ++c) dst[3 * x + c] = t.toByte(out[c]);
+            }
+        }
+    } catch (const cv::Exception &) {
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
+                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
+    if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !bare || !out_rgb) return 1;
+    if (std::max(width, height) <= kPlateSidePx) return fillAt(rgb, width, height, classes, remove, head, bare, seed, out_rgb, out_scalp);
+    // A larger photo is filled at kPlateSidePx on its long side and the fill resized back: the fill is smooth
+    // fields and copied texture, and at full size a 10-megapixel portrait's plate took 9 s (its full-size
+    // resamplings and buffers), where the parse it follows sees the head at 512 px.
+    try {
+        const double scale = double(kPlateSidePx) / std::max(width, height);
+        const cv::Size full(width, height), small(std::max(1, int(std::lround(width * scale))), std::max(1, int(std::lround(height * scale))));
+        cv::Mat photo(full, CV_8UC3, const_cast<uint8_t *>(rgb)), removeMap(full, CV_32F, const_cast<float *>(remove));
+        const cv::Mat classMap(full, CV_8U, const_cast<uint8_t *>(classes));
+        cv::Mat photoSmall, classesSmall, removeSmall, headSmall, bareSmall;
+        cv::resize(photo, photoSmall, small, 0, 0, cv::INTER_AREA);
+        cv::resize(classMap, classesSmall, small, 0, 0, cv::INTER_NEAREST);
+        cv::resize(removeMap, removeSmall, small, 0, 0, cv::INTER_AREA);
+        cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(head)), headSmall, small, 0, 0, cv::INTER_NEAREST);
+        cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(bare)), bareSmall, small, 0, 0, cv::INTER_NEAREST);
+        cv::Mat filledSmall(small, CV_8UC3), scalpSmall(small, CV_32F, cv::Scalar(0));
+        const int32_t status = fillAt(photoSmall.data, small.width, small.height, classesSmall.data, removeSmall.ptr<float>(),
+                                      headSmall.data, bareSmall.data, seed, filledSmall.data, out_scalp ? scalpSmall.ptr<float>() : nullptr);
+        if (status != 0) return status;
+        if (out_scalp) {
+            cv::Mat scalp(full, CV_32F, out_scalp);
+            cv::resize(scalpSmall, scalp, full, 0, 0, cv::INTER_LINEAR);
+        }
+        // Back at full size, over the removal's box: the resized fill blended over the photo in linear light by
+        // the removal softened by a pixel (as the fill itself blends), features keeping their bytes.
+        std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
+        const cv::Mat removing = removeMap > 0.02f;
+        if (cv::countNonZero(removing) == 0) return 0;
+        cv::Rect box = cv::boundingRect(removing);
+        box.x = std::max(0, box.x - 4), box.y = std::max(0, box.y - 4);
+        box.width = std::min(width - box.x, box.width + 8), box.height = std::min(height - box.y, box.height + 8);
+        cv::Mat filled, alpha;
+        cv::resize(filledSmall, filled, full, 0, 0, cv::INTER_LINEAR);
+        cv::GaussianBlur(removeMap(box), alpha, cv::Size(0, 0), 1.0);
+        cv::max(alpha, removeMap(box), alpha);
+        const SRGB &t = srgb();
+        for (int y = 0; y < box.height; ++y) {
+            const float *a = alpha.ptr<float>(y);
+            const uint8_t *cls = classMap.ptr<uint8_t>(box.y + y) + box.x, *f = filled.ptr<uint8_t>(box.y + y) + 3 * box.x;
+            uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
+            for (int x = 0; x < box.width; ++x) {
+                const float k = std::min(a[x], 1.0f);
+                if (k <= 0 || (cls[x] >= CV_PARSE_FIRST_FEATURE && cls[x] <= CV_PARSE_LAST_FEATURE)) continue;
+                for (int c = 0; c < 3; ++c)
+                    dst[3 * x + c] = t.toByte(t.decode[dst[3 * x + c]] * (1 - k) + t.decode[f[3 * x + c]] * k);
             }
         }
     } catch (const cv::Exception &) {

@@ -121,6 +121,54 @@ final class OwnHairTests: XCTestCase {
         XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/kept.png")), try Data(contentsOf: URL(fileURLWithPath: dir + "/out.png")))
     }
 
+    /// A photo past 1280 px (the astronaut ×4, 2048²) is filled at 1280 and resized back: the same fill as
+    /// at the photo's own 512 (within 12 of 255 on average over what was removed, sampled every fourth
+    /// pixel), nothing changed two pixels or more from the removal (every other pixel checked), and the same
+    /// bytes twice.
+    func testALargePhotosPlateIsMadeSmallAndMatchesTheSmallOne() throws {
+        _ = try Self.requireModel()
+        let engine = try Fixtures.sharedEngine()
+        let (_, small) = try astronautHair()
+        let photo = try Frame.read(path: try Fixtures.requireAstronaut()).image
+        var big = PixelImage(width: 2048, height: 2048, channels: 3)
+        for y in 0..<2048 {
+            for x in 0..<2048 {
+                for c in 0..<3 { big.pixels[(y * 2048 + x) * 3 + c] = photo.pixels[((y / 4) * 512 + x / 4) * 3 + c] }
+            }
+        }
+        func plate() throws -> PhotoAnalysis {
+            var timing = FrameTiming()
+            let frame = Frame(image: big, source: "astronaut-x4")
+            return try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)[0]
+        }
+        let first = try plate(), second = try plate()
+        let bigPlate = try XCTUnwrap(first.plate), smallPlate = try XCTUnwrap(small.plate)
+        XCTAssertEqual(bigPlate, second.plate, "the same bytes twice")
+        let removal = HairPlate.removal(try XCTUnwrap(first.ownHair)), smallRemoval = HairPlate.removal(try XCTUnwrap(small.ownHair))
+        var untouchedChanged = 0, compared = 0, difference = 0.0
+        for y in stride(from: 2, to: 2046, by: 2) {
+            for x in stride(from: 2, to: 2046, by: 2) {
+                let i = y * 2048 + x
+                if removal[i] == 0,
+                   (-2...2).allSatisfy({ dy in (-2...2).allSatisfy { dx in removal[i + dy * 2048 + dx] == 0 } }),
+                   (0..<3).contains(where: { bigPlate.pixels[3 * i + $0] != big.pixels[3 * i + $0] }) {
+                    untouchedChanged += 1
+                }
+                // Sampled where both removed all of a pixel: at the small photo's pixel centres.
+                guard x % 4 == 2, y % 4 == 2 else { continue }
+                let j = (y / 4) * 512 + x / 4
+                guard removal[i] >= 1, smallRemoval[j] >= 1 else { continue }
+                for c in 0..<3 { difference += abs(Double(bigPlate.pixels[3 * i + c]) - Double(smallPlate.pixels[3 * j + c])) }
+                compared += 3
+            }
+        }
+        XCTAssertEqual(untouchedChanged, 0, "pixels away from the removal keep their bytes")
+        XCTAssertGreaterThan(compared, 3 * 2000, "the two removals overlap")
+        let mean = difference / Double(max(compared, 1))
+        print(String(format: "OwnHairTests: 2048² plate against the 512² one: mean difference %.1f of 255 over %d samples", mean, compared / 3))
+        XCTAssertLessThan(mean, 12, "the large photo's fill is the small one's")
+    }
+
     /// A bald head has next to no hair (the shared test data's bald_guys.jpg, a collage: its eight largest
     /// faces). A crop 2.6 times a face reaches its neighbours' beards and brows, so each face may show a
     /// little; the typical one none.
