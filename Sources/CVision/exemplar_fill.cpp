@@ -64,6 +64,20 @@ cv::Mat maskAt(const cv::Mat &mask, cv::Size size, bool whole) {
     return whole ? share > 0.999f : share > 0.001f;
 }
 
+std::vector<cv::Point> tileCentres(const cv::Mat &source, int tile) {
+    cv::Mat whole;
+    cv::erode(source, whole, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(tile + 1, tile + 1)), cv::Point(-1, -1), 1,
+              cv::BORDER_CONSTANT, cv::Scalar(0));
+    std::vector<cv::Point> centres;
+    const int half = tile / 2;
+    for (int y = half; y + half < whole.rows; y += 2) {
+        const uint8_t *w = whole.ptr<uint8_t>(y);
+        for (int x = half; x + half < whole.cols; x += 2)
+            if (w[x]) centres.emplace_back(x, y);
+    }
+    return centres;
+}
+
 std::vector<TilePlacement> quiltPlan(const cv::Mat &photo, cv::Mat &canvas, const cv::Mat &target, const cv::Mat &known,
                                      const cv::Mat &allowed, const std::vector<cv::Point> &centres, int tile, uint64_t seed) {
     std::vector<TilePlacement> plan;

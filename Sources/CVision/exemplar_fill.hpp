@@ -20,6 +20,10 @@ inline float hash01(uint64_t x, uint64_t y, uint64_t seed) {
 // `mask` (CV_8U) at `size` (area-resampled): where every pixel a new pixel covers is set (`whole`), or any is.
 cv::Mat maskAt(const cv::Mat &mask, cv::Size size, bool whole);
 
+// The centres of `tile`-px square tiles lying wholly on `source` (CV_8U), every other pixel: enough choice at
+// a quarter of the list. The sources quiltPlan copies from.
+std::vector<cv::Point> tileCentres(const cv::Mat &source, int tile);
+
 // One tile laid by the exemplar fill: its top-left corner, and the top-left corner of the photo's tile copied there.
 struct TilePlacement {
     cv::Point place, from;

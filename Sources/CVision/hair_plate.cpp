@@ -288,6 +288,9 @@ float grainSigma(const cv::Mat &linear, const cv::Mat &mask) {
 
 bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
 
+// Brows, eyes, glasses, ears, earrings, nose, mouth, lips: the pixels the plate keeps the photo's bytes of.
+bool isFeatureClass(uint8_t c) { return c >= CV_PARSE_FIRST_FEATURE && c <= CV_PARSE_LAST_FEATURE; }
+
 // The fine texture of the sources in perceptual (gamma 2.2) values, for a background too smooth to copy whole
 // (textureLevel): each source pixel less the
 // normalised-Gaussian mean of the sources around it (σ 1.5 px), 0 off the sources. Added, not multiplied, in
@@ -385,21 +388,6 @@ struct Region {
     bool textured = false;           // texture enough to copy whole tiles (textureLevel ≥ kTextureToCopy)
 };
 
-// Tile centres lying wholly on `source` (a `tile`-px square around each), every other pixel: enough choice at
-// a quarter of the list.
-std::vector<cv::Point> tileCentres(const cv::Mat &source, int tile) {
-    cv::Mat whole;
-    cv::erode(source, whole, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(tile + 1, tile + 1)), cv::Point(-1, -1), 1,
-              cv::BORDER_CONSTANT, cv::Scalar(0));
-    std::vector<cv::Point> centres;
-    const int half = tile / 2;
-    for (int y = half; y + half < whole.rows; y += 2) {
-        const uint8_t *w = whole.ptr<uint8_t>(y);
-        for (int x = half; x + half < whole.cols; x += 2)
-            if (w[x]) centres.emplace_back(x, y);
-    }
-    return centres;
-}
 
 }  // namespace
 
@@ -657,11 +645,11 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 // its smooth fill and grain; copied in patches, a necklace, a belt or a hand marched into the hole.
                 const double wanted = std::max(4.0 * tile * tile, 0.0625 * quiltScale * quiltScale * cv::countNonZero(offHead & (label == uint8_t(k))));
                 if (!region.body) {
-                    const cv::Mat open = region.source & (bodyZone == 0);
-                    region.centres = tileCentres(coif::maskAt(open & farFromHair, quiltSize, true), tile);
-                    if (4.0 * double(region.centres.size()) < wanted) region.centres = tileCentres(coif::maskAt(open, quiltSize, true), tile);
+                    const cv::Mat open = region.source & (bodyZone == 0), openSmall = coif::maskAt(open, quiltSize, true);
+                    region.centres = coif::tileCentres(coif::maskAt(open & farFromHair, quiltSize, true), tile);
+                    if (4.0 * double(region.centres.size()) < wanted) region.centres = coif::tileCentres(openSmall, tile);
                     if (4.0 * double(region.centres.size()) < wanted) region.centres.clear();
-                    region.textured = textureLevel(perceptualSmall, coif::maskAt(open, quiltSize, true)) >= kTextureToCopy;
+                    region.textured = textureLevel(perceptualSmall, openSmall) >= kTextureToCopy;
                 }
                 // The grain it carries where nothing is copied into it.
                 region.grain = std::min(grainSigma(linear, region.source), 0.03f);
@@ -774,7 +762,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 const float k = std::min(a[x], 1.0f);
                 // The blend's softening never reaches a feature the parse sees (brows, eyes, glasses, ears,
                 // earrings, nose, mouth, lips): their pixels keep the photo's bytes.
-                if (k <= 0 || (cls[x] >= CV_PARSE_FIRST_FEATURE && cls[x] <= CV_PARSE_LAST_FEATURE)) continue;
+                if (k <= 0 || isFeatureClass(cls[x])) continue;
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
                 const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
@@ -839,7 +827,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
             uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
             for (int x = 0; x < box.width; ++x) {
                 const float k = std::min(a[x], 1.0f);
-                if (k <= 0 || (cls[x] >= CV_PARSE_FIRST_FEATURE && cls[x] <= CV_PARSE_LAST_FEATURE)) continue;
+                if (k <= 0 || isFeatureClass(cls[x])) continue;
                 for (int c = 0; c < 3; ++c)
                     dst[3 * x + c] = t.toByte(t.decode[dst[3 * x + c]] * (1 - k) + t.decode[f[3 * x + c]] * k);
             }

@@ -240,9 +240,8 @@ public enum HairPlate {
                 for x in 0..<box.width { protect[(box.y + y) * width + box.x + x] = local[y * box.width + x] }
             }
         }
-        let features = UInt8(CV_PARSE_FIRST_FEATURE)...UInt8(CV_PARSE_LAST_FEATURE)
         hair.classes.withUnsafeBufferPointer { classes in
-            for i in 0..<classes.count where features.contains(classes[i]) { protect[i] = 1 }
+            for i in 0..<classes.count where protectedClasses.contains(classes[i]) { protect[i] = 1 }
         }
         var remove = removal(hair)
         for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
@@ -359,9 +358,8 @@ public enum HairPlate {
 
     /// The parse's classes a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears (7, 8),
     /// earrings (9), nose (10), mouth and lips (11–13); the same range cv_hair_fill keeps the bytes of.
-    public static let protectedClasses: Set<UInt8> = Set(UInt8(CV_PARSE_FIRST_FEATURE)...UInt8(CV_PARSE_LAST_FEATURE))
+    public static let protectedClasses: ClosedRange<UInt8> = UInt8(CV_PARSE_FIRST_FEATURE)...UInt8(CV_PARSE_LAST_FEATURE)
 
-    /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
     /// The box (in a `width`×`height` photo) around triangles' points (xy pairs), grown by `grownBy` px and
     /// clamped; nil for none.
     static func box(of xy: [Float], grownBy: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
@@ -378,6 +376,7 @@ public enum HairPlate {
         return (x0, y0, x1 - x0, y1 - y0)
     }
 
+    /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
     static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
         var out = [Float](repeating: 0, count: values.count)
         cv_max_filter(values, Int32(width), Int32(height), Int32(radius), &out)

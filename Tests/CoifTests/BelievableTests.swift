@@ -164,15 +164,20 @@ final class BelievableTests: XCTestCase {
         }
     }
 
-    /// In a couple's photo the plate removes only the chosen person's hair: the parse's crop around her face
-    /// takes in her partner's hair too, which stays his (each hair pixel belongs to the nearer face).
-    func testPlateLeavesAnotherPersonsHair() throws {
+    /// A portrait of the shared test data (skipped without it), analysed, and with its own hair removed (seed 1).
+    private func portraitPlate(_ name: String) throws -> (analysis: PhotoAnalysis, removed: PhotoAnalysis) {
         _ = try OwnHairTests.requireModel()
         let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
-        let analysis = try engine.analyse(photoPath: "\(portraits)/deepface_couple.jpg", timing: &timing)
-        let removed = try engine.removeOwnHair([analysis], seed: 1, timing: &timing)[0]
+        let analysis = try engine.analyse(photoPath: "\(portraits)/\(name)", timing: &timing)
+        return (analysis, try engine.removeOwnHair([analysis], seed: 1, timing: &timing)[0])
+    }
+
+    /// In a couple's photo the plate removes only the chosen person's hair: the parse's crop around her face
+    /// takes in her partner's hair too, which stays his (each hair pixel belongs to the nearer face).
+    func testPlateLeavesAnotherPersonsHair() throws {
+        let (analysis, removed) = try portraitPlate("deepface_couple.jpg")
         let other = try XCTUnwrap(analysis.faceBoxes.first { FaceAnalyzer.overlap($0, analysis.chosen.box) < 0.5 }, "two faces")
         let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate), photo = analysis.frame.image
         // His hair: above and beside his face box, where the parse of her crop saw hair.
@@ -194,12 +199,7 @@ final class BelievableTests: XCTestCase {
     /// the chin the body widens as shoulders do, so the bottom corners the hair covered become backdrop, not a
     /// band of her skin running the photo's width (what the plate drew before the shoulders' slope).
     func testBodyWidensAsShouldersNotAlongTheBottom() throws {
-        _ = try OwnHairTests.requireModel()
-        let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")
-        let engine = try Fixtures.sharedEngine()
-        var timing = FrameTiming()
-        let analysis = try engine.analyse(photoPath: "\(portraits)/ctrlhair_CelebaMask_HQ___04716.png", timing: &timing)
-        let removed = try engine.removeOwnHair([analysis], seed: 1, timing: &timing)[0]
+        let (analysis, removed) = try portraitPlate("ctrlhair_CelebaMask_HQ___04716.png")
         let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate), photo = analysis.frame.image
         let width = photo.width, height = photo.height
         // The photo's own backdrop and skin, as the parse labels them.
