@@ -218,10 +218,40 @@ constexpr int kQuiltSidePx = 320;
 // resized back. Every golden and test photo but the 10-megapixel ones is within it.
 constexpr int kPlateSidePx = 1280;
 
+// How far below the chin bare shoulders begin to widen the body's skin, as a share of the head's height: the
+// neck's visible length. Skin widened from the chin itself lay beside the jaw where long hair had hung over
+// the wall (a beige slab beside a girl's neck, a band of skin under a chin).
+constexpr float kNeckLength = 0.3f;
+
+// The neck's width over the jaw's, a quarter of the face's height above the chin: a neck is about as wide as
+// the jaw's angles, and they lie a little below that row.
+constexpr float kNeckToJaw = 0.85f;
+
 // The least texture (textureLevel, perceptual units) a background needs to be copied in whole tiles; below
 // it, only its fine texture is. Measured over the portraits: studio backdrops and smooth walls 0.0000–0.0037;
 // grass, trees, a crowd 0.0065–0.035.
 constexpr float kTextureToCopy = 0.005f;
+
+// The neck's middle and half-width (px) from the bare face's mask (inside its jaw line, and the forehead):
+// as wide as kNeckToJaw of the jaw, a quarter of the face's height above the chin (about the jaw's angles), and
+// under its middle. Unchanged where the face is not in the box. A fixed share of Coif's head, whose outline
+// takes in the skull beside the temples, made the neck as wide as the cheeks: where long hair had hidden
+// them, a pillar of skin stood beside the jaw.
+void neckUnderJaw(const cv::Mat &bare, float &middle, float &halfWidth) {
+    const cv::Rect face = cv::boundingRect(bare);
+    if (face.height < 8) return;
+    const int row = face.y + face.height - 1 - face.height / 4;
+    const uint8_t *b = bare.ptr<uint8_t>(row);
+    int left = -1, right = -1;
+    for (int x = 0; x < bare.cols; ++x)
+        if (b[x]) {
+            if (left < 0) left = x;
+            right = x;
+        }
+    if (left < 0 || right - left < 4) return;
+    middle = 0.5f * float(left + right);
+    halfWidth = 0.5f * kNeckToJaw * float(right - left + 1);
+}
 
 cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kFillSidePx) {
     const int side = std::max(value.cols, value.rows);
@@ -385,6 +415,7 @@ struct Region {
     std::vector<cv::Point> centres;  // centres of tiles (at the quilting's scale) lying wholly on its sources (none: too few to copy)
     float grain = 0;                 // the grain it carries where no tile lands
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
+    bool skin = false;               // the body's skin (the neck): it widens into shoulders lower than clothes do
     bool textured = false;           // texture enough to copy whole tiles (textureLevel ≥ kTextureToCopy)
 };
 
@@ -431,9 +462,21 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 
 namespace {
 
+// Where fillAt copied the background's tiles: what a larger photo's plate (made at kPlateSidePx) needs to carry
+// the same tiles' finer detail at its own size.
+struct QuiltRecord {
+    cv::Rect box;                             // the removal's box, in the photo fillAt was given
+    double quiltScale = 1;                    // the plan's size over the box's
+    int tile = 0;                             // its tiles' side, px at that scale
+    std::vector<coif::TilePlacement> plan;    // the tiles laid, box coordinates at that scale
+    cv::Mat weight;                           // box-sized CV_32F: how much of each pixel the tiles make
+};
+
 // The plate at the photo's own size (cv_hair_fill's contract; it calls this at most kPlateSidePx on the long side).
+// `record`, when given, receives the background's tiles (empty where none were laid).
 int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-               const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
+               const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp,
+               QuiltRecord *record = nullptr) {
     std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
     if (out_scalp) std::fill(out_scalp, out_scalp + size_t(width) * height, 0.0f);
     try {
@@ -533,12 +576,14 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         const cv::Size quiltSize(std::max(1, int(std::lround(box.width * quiltScale))), std::max(1, int(std::lround(box.height * quiltScale))));
         const int tile = std::min(24, std::max(8, std::max(quiltSize.width, quiltSize.height) / 20)) & ~1;
         std::vector<Region> regions;
+        cv::Mat tileShare;  // the background tiles' share of each box pixel, where they were laid
         const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
                                          classBox == CV_PARSE_CLOTH};
         for (int kind = 0; kind < 3; ++kind) {
             Region region;
             region.source = backgroundSource & regionSources[kind];
             region.body = kind > 0;
+            region.skin = kind == 1;
             if (cv::countNonZero(region.source) < 64) continue;
             regions.push_back(std::move(region));
         }
@@ -567,15 +612,19 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             // (the head's lowest row), fading in over the fifth of the head's height above it, where the
             // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
             // Below it the body widens as shoulders do, not all at once: at the chin only the neck's width
-            // (0.35 of the head's on each side of its middle), then twice as fast as it drops (the shoulders'
-            // slope, ~25° below level), fading over a tenth of the head's width. Where long hair hung to the
-            // photo's edge beside a close crop, the body's skin otherwise ran along the whole bottom as a band.
+            // (neckUnderJaw), then twice as fast as it drops (the shoulders' slope, ~25° below level), fading
+            // over a tenth of the head's width. Where long hair hung to the photo's edge beside a close crop,
+            // the body's skin otherwise ran along the whole bottom as a band. Skin widens only from the neck's
+            // base (kNeckLength below the chin): a collar or a shirt's shoulder may stand high beside the
+            // neck, bare shoulders do not, and skin widened from the chin laid a slab beside the jaw.
             const cv::Rect head = cv::boundingRect(headBox);
             const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
             const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
             const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
-            const float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
+            float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
+            neckUnderJaw(bareBox, headMiddle, neckHalfWidth);
             const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
+            const float neckBase = headBottom + kNeckLength * headHeight;
             // Where the body may be (below the chin, within the shoulders): what the parse calls background
             // there (a sweater, a dress it does not know as clothes) is not copied round the head.
             cv::Mat label(box.size(), CV_8U, cv::Scalar(0)), bodyZone(box.size(), CV_8U, cv::Scalar(0));
@@ -584,16 +633,20 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
                 uint8_t *l = label.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y);
                 const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
-                const float bodyHalfWidth = neckHalfWidth + 2 * std::max(float(y) - headBottom, 0.0f);
+                const float clothHalfWidth = neckHalfWidth + 2 * std::max(float(y) - headBottom, 0.0f);
+                const float skinHalfWidth = neckHalfWidth + 2 * std::max(float(y) - neckBase, 0.0f);
                 for (int x = 0; x < box.width; ++x) {
-                    const float within = head.empty() ? 1
-                        : std::min(std::max((bodyHalfWidth - std::fabs(float(x) - headMiddle)) / shoulderRamp + 0.5f, 0.0f), 1.0f);
-                    const float bodyAllowed = belowChin * within;
-                    z[x] = !head.empty() && bodyAllowed > 0.5f ? 255 : 0;  // no head: no body to place
+                    const float off = std::fabs(float(x) - headMiddle);
+                    auto allowed = [&](float halfWidth) {
+                        return head.empty() ? 1.0f : belowChin * std::min(std::max((halfWidth - off) / shoulderRamp + 0.5f, 0.0f), 1.0f);
+                    };
+                    const float clothAllowed = allowed(clothHalfWidth), skinAllowed = allowed(skinHalfWidth);
+                    z[x] = !head.empty() && std::max(clothAllowed, skinAllowed) > 0.5f ? 255 : 0;  // no head: no body to place
                     // Above the chin and beyond the shoulders the body's claim passes to the background (region 0, when it is one).
                     cv::Vec3f claim = c[x];
                     if (!regions[0].body) {
                         for (size_t k = 1; k < regions.size(); ++k) {
+                            const float bodyAllowed = regions[k].skin ? skinAllowed : clothAllowed;
                             const float moved = std::max(claim[int(k)], 0.0f) * (1 - bodyAllowed);
                             claim[int(k)] -= moved;
                             claim[0] += moved;
@@ -686,6 +739,12 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 const std::vector<coif::TilePlacement> plan =
                     coif::quiltPlan(photoSmall, canvasSmall, coif::maskAt(hole, quiltSize, false), coif::maskAt(anySource, quiltSize, true),
                                     shareSmall >= 0.1f, regions[0].centres, tile, seed);
+                if (record) {
+                    record->box = box;
+                    record->quiltScale = quiltScale;
+                    record->tile = tile;
+                    record->plan = plan;
+                }
                 if (regions[0].textured) {
                     coif::pasteTiles(perceptual, hole, plan, tile, quiltScale, canvas, laid);
                     keepRimColour(regions[0].fill, laid, quiltSize, canvas);
@@ -700,6 +759,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             // The background's part of each pixel is the tiles', the body's its smooth fill: the line between a
             // top and the wall behind stays the regions' soft line, not the tiles' steps.
             if (!laid.empty()) {
+                tileShare = cv::Mat(box.size(), CV_32F, cv::Scalar(0));
+                channels[0].copyTo(tileShare, laid);
                 for (int y = 0; y < box.height; ++y) {
                     const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[0].fill.ptr<cv::Vec3f>(y);
                     const uint8_t *l = laid.ptr<uint8_t>(y);
@@ -728,6 +789,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
         // Softened over a few pixels (1/200 of the box): the head's outline is a guess where hair hid it.
         cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 200.0));
+        if (record && !record->plan.empty() && !tileShare.empty()) record->weight = tileShare.mul(1 - headWeight);
+        else if (record) record->plan.clear();
         // Skin that continues over the skull is lit as a rounded surface is: darker toward the silhouette,
         // where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
         cv::Mat inside;
@@ -780,6 +843,35 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
     return 0;
 }
 
+// The detail a larger photo's fill lost to being made at kPlateSidePx: the same background tiles `quilt` laid,
+// pasted again at `photo`'s own size from its finest band (the photo less its small copy, `small`, resized back
+// up; sRGB units, 0…1), weighted by the share the tiles made of each pixel. Over `detailBox` (photo coordinates:
+// the quilt's box at full size); empty where no tiles were laid.
+cv::Mat finerDetail(const cv::Mat &photo, const cv::Mat &small, double scale, const QuiltRecord &quilt, cv::Rect &detailBox) {
+    detailBox = cv::Rect();
+    if (quilt.plan.empty() || quilt.weight.empty()) return cv::Mat();
+    const cv::Rect bounds(0, 0, photo.cols, photo.rows);
+    const int x0 = int(std::floor(quilt.box.x / scale)), y0 = int(std::floor(quilt.box.y / scale));
+    const int x1 = int(std::ceil((quilt.box.x + quilt.box.width) / scale)), y1 = int(std::ceil((quilt.box.y + quilt.box.height) / scale));
+    detailBox = cv::Rect(x0, y0, x1 - x0, y1 - y0) & bounds;
+    if (detailBox.empty()) return cv::Mat();
+    cv::Mat fine, coarse;
+    photo(detailBox).convertTo(fine, CV_32FC3, 1.0 / 255);
+    small(quilt.box).convertTo(coarse, CV_32FC3, 1.0 / 255);
+    cv::resize(coarse, coarse, detailBox.size(), 0, 0, cv::INTER_LINEAR);
+    const cv::Mat band = fine - coarse;
+    cv::Mat weight;
+    cv::resize(quilt.weight, weight, detailBox.size(), 0, 0, cv::INTER_LINEAR);
+    cv::Mat pasted(detailBox.size(), CV_32FC3, cv::Scalar::all(0)), laid;
+    coif::pasteTiles(band, weight > 0.01f, quilt.plan, quilt.tile, quilt.quiltScale * double(quilt.box.width) / detailBox.width, pasted, laid);
+    for (int y = 0; y < pasted.rows; ++y) {
+        cv::Vec3f *p = pasted.ptr<cv::Vec3f>(y);
+        const float *w = weight.ptr<float>(y);
+        for (int x = 0; x < pasted.cols; ++x) p[x] *= std::min(std::max(w[x], 0.0f), 1.0f);
+    }
+    return pasted;
+}
+
 }  // namespace
 
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
@@ -801,8 +893,10 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(head)), headSmall, small, 0, 0, cv::INTER_NEAREST);
         cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(bare)), bareSmall, small, 0, 0, cv::INTER_NEAREST);
         cv::Mat filledSmall(small, CV_8UC3), scalpSmall(small, CV_32F, cv::Scalar(0));
+        QuiltRecord quilt;
         const int32_t status = fillAt(photoSmall.data, small.width, small.height, classesSmall.data, removeSmall.ptr<float>(),
-                                      headSmall.data, bareSmall.data, seed, filledSmall.data, out_scalp ? scalpSmall.ptr<float>() : nullptr);
+                                      headSmall.data, bareSmall.data, seed, filledSmall.data, out_scalp ? scalpSmall.ptr<float>() : nullptr,
+                                      &quilt);
         if (status != 0) return status;
         if (out_scalp) {
             cv::Mat scalp(full, CV_32F, out_scalp);
@@ -820,16 +914,24 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cv::resize(filledSmall, filled, full, 0, 0, cv::INTER_LINEAR);
         cv::GaussianBlur(removeMap(box), alpha, cv::Size(0, 0), 1.0);
         cv::max(alpha, removeMap(box), alpha);
+        cv::Rect detailBox;
+        const cv::Mat detail = finerDetail(photo, photoSmall, scale, quilt, detailBox);
         const SRGB &t = srgb();
         for (int y = 0; y < box.height; ++y) {
             const float *a = alpha.ptr<float>(y);
             const uint8_t *cls = classMap.ptr<uint8_t>(box.y + y) + box.x, *f = filled.ptr<uint8_t>(box.y + y) + 3 * box.x;
             uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
+            const int dy = box.y + y - detailBox.y;
+            const cv::Vec3f *d = dy >= 0 && dy < detailBox.height ? detail.ptr<cv::Vec3f>(dy) : nullptr;
             for (int x = 0; x < box.width; ++x) {
                 const float k = std::min(a[x], 1.0f);
                 if (k <= 0 || isFeatureClass(cls[x])) continue;
-                for (int c = 0; c < 3; ++c)
-                    dst[3 * x + c] = t.toByte(t.decode[dst[3 * x + c]] * (1 - k) + t.decode[f[3 * x + c]] * k);
+                const int dx = box.x + x - detailBox.x;
+                const cv::Vec3f add = d && dx >= 0 && dx < detailBox.width ? d[dx] * k : cv::Vec3f(0, 0, 0);
+                for (int c = 0; c < 3; ++c) {
+                    const uint8_t blended = t.toByte(t.decode[dst[3 * x + c]] * (1 - k) + t.decode[f[3 * x + c]] * k);
+                    dst[3 * x + c] = uint8_t(std::lround(std::min(std::max(float(blended) + 255 * add[c], 0.0f), 255.0f)));
+                }
             }
         }
     } catch (const cv::Exception &) {

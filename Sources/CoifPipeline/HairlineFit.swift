@@ -21,8 +21,11 @@ import Glibc
 #endif
 
 public enum HairlineFit {
-    /// The most a style is slid: 12°, about 19 mm at the front of Coif's cranium.
-    public static let maxTilt: Float = 12 * .pi / 180
+    /// The most a style is slid: 22°, about 35 mm at the front of Coif's cranium. At 12° (~19 mm) a low
+    /// hairline or a fringe's facial-thirds prior (a child, a short forehead: 13–16° on the shared portraits)
+    /// was out of reach and the style still started over a tall bare forehead; the fringe's tips keep their
+    /// place (ScalpSlide), so a larger slide does not drop a fringe into the eyes.
+    public static let maxTilt: Float = 22 * .pi / 180
     /// Slides are rounded to this step (a quarter degree, ~0.4 mm at the front) so the strands of a style
     /// slid for one photo are reused for the next photo of the same person, and a slide is exactly
     /// reproducible.

@@ -191,8 +191,11 @@ public final class HairRenderer {
     private var standardPassStorage: [any RenderPass] = []
     /// How far the occluder is pulled under the scalp so roots stay visible (mm).
     public var occluderInsetMm: Float = 1.5
-    /// How far the under-layer sits above the scalp (mm): above the roots, below the strands' volume.
-    public var shellOffsetMm: Float = 2.5
+    /// How far the under-layer sits above the scalp (mm): above the roots, below the strands' volume. A
+    /// clipper cut's strands lie within 1–3 mm of the scalp: at 2.5 mm the layer hid most of them and a
+    /// buzz-cut read as a smooth, one-tone skullcap; at 1 mm its strands show over the whole crown. Longer
+    /// styles, whose strands stand farther out, look the same either way.
+    public var shellOffsetMm: Float = 1
     /// Times each frame's passes where the driver's timer queries can be trusted; nil elsewhere (llvmpipe,
     /// or no GL_EXT_disjoint_timer_query). Set nil to turn timing off; a test may set
     /// `GPUTimer(context:trustSoftwareRenderer: true)` to exercise the plumbing on a software driver.
