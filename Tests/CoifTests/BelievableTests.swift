@@ -75,21 +75,9 @@ final class BelievableTests: XCTestCase {
     /// that texture, borrowed from the background around it, instead of a smooth patch (the judge's texture
     /// 0.5–1.6, and no halo).
     func testFillCarriesTheBackgroundsTexture() throws {
-        var random = SeededRandom(seed: 7, stream: 0)
-        let side = 256
-        let noise = (0..<(side * side)).map { _ in (random.unitFloat() - 0.5) * 80 }
-        let (plate, _, disk) = try plateOverSynthetic(side: side, background: { x, y in
-            let n = noise[y * side + x]
-            return [120 + n, 130 + n, 110 + n]
-        })
-        let outside = disk.map { UInt8($0 == 0 ? 1 : 0) }
-        let figures = try FillJudge.measure(plate, fill: disk, removed: disk, source: outside, innerPx: 9, outerPx: 35, sigmaPx: 10)
-        print(String(format: "BelievableTests: textured fill: texture %.2f, halo %.1f", figures.texture, figures.halo))
         // Measured: texture 0.89, halo 0.7 (tiles of the noise itself); the smooth fill alone, with its grain
         // capped at 3%, came to 0.13.
-        XCTAssertGreaterThan(figures.texture, 0.5, "the fill's texture against the background's")
-        XCTAssertLessThan(figures.texture, 1.6, "the fill's texture against the background's")
-        XCTAssertLessThan(figures.halo, 4, "the fill's colour against the background's")
+        try checkNoiseBackdropFill(side: 256, radius: 48, ringPx: (9, 35, 10), leastTexture: 0.5)
     }
 
     /// The same noise backdrop on a photo of 2560² (past the 1280 px the plate is made at): the fill keeps the
@@ -97,17 +85,25 @@ final class BelievableTests: XCTestCase {
     /// (measured 0.98; made at 1280 and only resized back, 0.70 here and 0.08–0.3 on the shared portraits
     /// past 1280 px).
     func testALargePhotosFillKeepsItsFinestTexture() throws {
+        try checkNoiseBackdropFill(side: 2560, radius: 480, ringPx: (18, 70, 20), leastTexture: 0.85)
+    }
+
+    /// A `side`² backdrop of seeded noise (±40 of 255 around a grey-green) with a disk of hair of `radius`: the
+    /// plate's fill there has at least `leastTexture` (and at most 1.6) of the backdrop's texture and a halo
+    /// under 4, judged over the ring `ringPx` (inner, outer, σ) around it.
+    private func checkNoiseBackdropFill(side: Int, radius: Float, ringPx: (inner: Int, outer: Int, sigma: Float),
+                                        leastTexture: Double) throws {
         var random = SeededRandom(seed: 7, stream: 0)
-        let side = 2560
         let noise = (0..<(side * side)).map { _ in (random.unitFloat() - 0.5) * 80 }
-        let (plate, _, disk) = try plateOverSynthetic(side: side, radius: 480, background: { x, y in
+        let (plate, _, disk) = try plateOverSynthetic(side: side, radius: radius, background: { x, y in
             let n = noise[y * side + x]
             return [120 + n, 130 + n, 110 + n]
         })
         let outside = disk.map { UInt8($0 == 0 ? 1 : 0) }
-        let figures = try FillJudge.measure(plate, fill: disk, removed: disk, source: outside, innerPx: 18, outerPx: 70, sigmaPx: 20)
-        print(String(format: "BelievableTests: large textured fill: texture %.2f, halo %.1f", figures.texture, figures.halo))
-        XCTAssertGreaterThan(figures.texture, 0.85, "the fill's texture against the background's")
+        let figures = try FillJudge.measure(plate, fill: disk, removed: disk, source: outside, innerPx: ringPx.inner,
+                                            outerPx: ringPx.outer, sigmaPx: ringPx.sigma)
+        print(String(format: "BelievableTests: textured fill at %d²: texture %.2f, halo %.1f", side, figures.texture, figures.halo))
+        XCTAssertGreaterThan(figures.texture, leastTexture, "the fill's texture against the background's")
         XCTAssertLessThan(figures.texture, 1.6, "the fill's texture against the background's")
         XCTAssertLessThan(figures.halo, 4, "the fill's colour against the background's")
     }
