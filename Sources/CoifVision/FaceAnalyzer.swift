@@ -29,11 +29,19 @@ public struct FaceFit: Sendable {
     public var pose: HeadPose
     public var landmarkModel: LandmarkModel
     public var meshPoints: [Vec3]?
+
+    public init(_ analysis: FaceAnalysis) {
+        box = analysis.chosen.box
+        landmarks = analysis.chosen.landmarks
+        pose = analysis.pose
+        landmarkModel = analysis.landmarkModel
+        meshPoints = analysis.meshPoints
+    }
 }
 
 /// What the vision stages found for one face of a frame: reusable when only the style or the look changes.
 public struct FaceAnalysis: Sendable {
-    /// Every face kept in the frame, largest first.
+    /// Every face kept in the frame, largest first (`FaceAnalyzer.widerFirst`).
     public var faceBoxes: [FaceBox]
     public var chosen: Face
     /// The camera the pose was solved with.
@@ -69,9 +77,12 @@ public final class FaceAnalyzer {
         self.faceMesh = faceMesh
     }
 
-    /// detect → landmarks → pose of one face. `.largest` uses `detectFaces` (the first detector pass that
-    /// finds anything); `.index(i)` is the i-th face of `analyseAll`, so indices match `--face all` and
-    /// `coif landmarks`. `.all` analyses the largest face here (use `analyseAll` for every face).
+    /// detect → landmarks → pose of one face. `.largest` fits every face of `detectLargestCandidates` (the
+    /// first detector pass that finds anything, at the scale the photo needs) and keeps the first in `kept`'s
+    /// order: the face `analyseAll` lists first, without its 2x pass for small faces (a face only that pass
+    /// finds is under dlib's 80-px window, never the largest where larger ones were found). `.index(i)` is the i-th face of
+    /// `analyseAll`, so indices match `--face all` and `coif landmarks`. `.all` analyses the largest face here
+    /// (use `analyseAll` for every face).
     public func analyse(_ frame: Frame, face choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> FaceAnalysis {
         if case .index(let i) = choice {
             let all = try analyseAll(frame, timing: &timing)
@@ -81,10 +92,8 @@ public final class FaceAnalyzer {
             return all[i]
         }
         let gray = frame.image.grayscale()
-        let boxes = timing.measure(.detect) { detectFaces(gray: gray, rgb: frame.image) }
-        guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
-        let ordered = boxes.sorted(by: Self.largerFirst)
-        return try fit(frame, gray: gray, boxes: ordered, box: ordered[0], timing: &timing)
+        let boxes = timing.measure(.detect) { detectLargestCandidates(gray: gray, rgb: frame.image) }
+        return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0]
     }
 
     /// The faces a choice asks for: every face for `.all`, else the one chosen.
@@ -92,8 +101,8 @@ public final class FaceAnalyzer {
         choice == .all ? try analyseAll(frame, timing: &timing) : [try analyse(frame, face: choice, timing: &timing)]
     }
 
-    /// A face other than the largest is kept by `analyseAll` only when the head pose reprojects its rigid
-    /// landmarks within this fraction of the box width (RMS). Measured: real faces 0.9–2.2% (messi5.jpg's
+    /// A face is kept (`kept`) only when its head pose reprojects its rigid landmarks within this fraction of
+    /// the box width (RMS), unless no face in the frame does. Measured: real faces 0.9–2.2% (messi5.jpg's
     /// 37 px face turned 30°: 2.2%); a detection at score 0.01 on astronaut.png's hand: 3.5%.
     public static let maxReprojectionPerBoxWidth = 0.03
 
@@ -102,25 +111,50 @@ public final class FaceAnalyzer {
     public static let maxForcedReprojectionPerBoxWidth = 0.05
 
     /// Every face in the frame (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
-    /// detected once; landmarks and pose per face. Faces whose landmarks a rigid head does not explain
-    /// (`maxReprojectionPerBoxWidth`) are dropped, except the largest, so `all` always includes the face
-    /// `largest` would pick when both find it.
+    /// detected once; landmarks and pose per face; kept and ordered by `kept`, so the first is the face
+    /// `largest` picks whenever the first pass finds it.
     public func analyseAll(_ frame: Frame, timing: inout FrameTiming) throws -> [FaceAnalysis] {
         let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectAllFaces(gray: gray, rgb: frame.image) }
+        return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)
+    }
+
+    /// The faces of `boxes`, each fitted (landmarks and pose), in `kept`'s order, each carrying the kept
+    /// faces' boxes; noFace when none fits. The first error of the widest box is thrown when no box fits
+    /// (a pose no camera explains is the user's field of view, not a missing face).
+    private func fitEach(_ frame: Frame, gray: PixelImage, boxes: [FaceBox], timing: inout FrameTiming) throws -> [FaceAnalysis] {
         guard !boxes.isEmpty else { throw CoifError.noFace(path: frame.source) }
         let ordered = boxes.sorted(by: Self.largerFirst)
         var fits: [FaceAnalysis] = []
-        for (i, box) in ordered.enumerated() {
-            guard let fit = try? fit(frame, gray: gray, boxes: ordered, box: box, timing: &timing) else {
-                if i == 0 { throw CoifError.noFace(path: frame.source) }
-                continue
+        var firstError: Error?
+        for box in ordered {
+            do { fits.append(try fit(frame, gray: gray, boxes: ordered, box: box, timing: &timing)) } catch {
+                if firstError == nil { firstError = error }
             }
-            if i > 0 && fit.pose.reprojectionErrorPx > Self.maxReprojectionPerBoxWidth * Double(box.width) { continue }
-            fits.append(fit)
         }
-        let kept = fits.map(\.chosen.box)
-        return fits.map { var a = $0; a.faceBoxes = kept; return a }
+        let faces = Self.kept(fits)
+        guard !faces.isEmpty else { throw firstError ?? CoifError.noFace(path: frame.source) }
+        let boxesKept = faces.map(\.chosen.box)
+        return faces.map { var a = $0; a.faceBoxes = boxesKept; return a }
+    }
+
+    /// One order of faces for every command (`render`, `recolor`, `recommend`, `sheet`, `landmarks`, and
+    /// `--face INDEX`): wider first, by the jaw-to-jaw width of each face's chosen 68 points (`faceWidthPx`);
+    /// ties by `largerFirst`'s box order. Detector boxes are no measure of size across faces: dlib's come in a
+    /// few fixed sizes, BlazeFace's and the profile cascade's frame a face differently, and a face turned
+    /// away gets a box as large as a frontal one nearer the camera.
+    public static func widerFirst(_ a: FaceAnalysis, _ b: FaceAnalysis) -> Bool {
+        if a.faceWidthPx != b.faceWidthPx { return a.faceWidthPx > b.faceWidthPx }
+        return largerFirst(a.chosen.box, b.chosen.box)
+    }
+
+    /// The faces a frame keeps, widest first (`widerFirst`): those whose landmarks a rigid head explains
+    /// (pose reprojection within `maxReprojectionPerBoxWidth` of the box's width); when none does, the widest
+    /// alone, so a face is still found where one fits at all.
+    public static func kept(_ fits: [FaceAnalysis]) -> [FaceAnalysis] {
+        let ordered = fits.sorted(by: widerFirst)
+        let rigid = ordered.filter { $0.pose.reprojectionErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
+        return rigid.isEmpty ? Array(ordered.prefix(1)) : rigid
     }
 
     private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox,
@@ -281,16 +315,6 @@ public final class FaceAnalyzer {
         return analysis.landmarkModel == .mesh
             ? try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics)
             : try solvePose(landmarks: landmarks, intrinsics: intrinsics)
-    }
-
-    /// Every face in a frame (`detectAllFaces`), largest first, each with its 68 landmarks and head pose.
-    public func fitAll(_ frame: Frame) throws -> (intrinsics: CameraIntrinsics, faces: [FaceFit]) {
-        var timing = FrameTiming()
-        let all = try analyseAll(frame, timing: &timing)
-        return (all[0].intrinsics, all.map {
-            FaceFit(box: $0.chosen.box, landmarks: $0.chosen.landmarks, pose: $0.pose, landmarkModel: $0.landmarkModel,
-                    meshPoints: $0.meshPoints)
-        })
     }
 
     /// The landmarks that move rigidly with the skull: nose (27–35), eyes (36–47) and the chin (8).
@@ -459,28 +483,38 @@ public final class FaceAnalyzer {
         return scale < 0.95 ? scale : nil
     }
 
-    /// For `--face all|INDEX`, where every face matters, not only the first found: the photo's own scale,
-    /// plus (short side < 1200 px) the 2x upsampled pass for faces down to ~40 px (~4x the cost), merged:
-    /// a box that overlaps one already found (intersection over the smaller box > 0.3) is dropped, so the
-    /// boxes of `detectFaces` are kept as they are. Nothing at all → `detectFaces`'s profile fallback.
-    /// (A 4x pass found nothing more on messi5.jpg's blurred crowd, whose faces are ~10–15 px.)
-    public func detectAllFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
-        let found = Self.onDetectionScale(gray) { gray in
-            var found = faceFinder.detect(gray: gray, upsample: 0)
-            let shortSide = min(gray.width, gray.height)
-            let upsamples = shortSide < 1200 ? 1 : 0
-            for upsample in stride(from: 1, through: upsamples, by: 1) {
-                for box in faceFinder.detect(gray: gray, upsample: upsample) where !found.contains(where: { Self.overlap($0, box) > 0.3 }) {
-                    found.append(box)
-                }
-            }
-            return found
-        }
-        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb) : found
+    /// The boxes `analyse(.largest)` fits: `detectFaces`'s, and, on a photo past 1 MP (whose coarse step
+    /// stops at the first faces it sees), also the faces dlib's search at the photo's own detection scale
+    /// finds beside them: a larger face the coarse step missed (turned away, where BlazeFace's guided windows
+    /// confirmed only the other) is still a candidate for the largest.
+    public func detectLargestCandidates(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
+        let first = detectFaces(gray: gray, rgb: rgb)
+        guard !first.isEmpty, Self.coarseDetectionScale(width: gray.width, height: gray.height) != nil else { return first }
+        return Self.merged(first, Self.onDetectionScale(gray) { faceFinder.detect(gray: $0, upsample: 0) })
     }
 
-    /// Face order for `--face INDEX`: larger box area first; dlib's boxes come in a few fixed sizes, so
-    /// ties are common: then higher detector score, then left to right, then top to bottom.
+    /// For `--face all|INDEX`, where every face matters, not only the largest: `detectLargestCandidates`'s
+    /// boxes, kept as they are (so the largest face's box, points and pose are the same in both), plus
+    /// (detection-scale short side < 1200 px) the 2x upsampled pass for faces down to ~40 px (~4x the cost),
+    /// merged (`merged`). (A 4x pass found nothing more on messi5.jpg's blurred crowd, whose faces are ~10–15 px.)
+    public func detectAllFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
+        let found = detectLargestCandidates(gray: gray, rgb: rgb)
+        return Self.merged(found, Self.onDetectionScale(gray) { gray in
+            min(gray.width, gray.height) < 1200 ? faceFinder.detect(gray: gray, upsample: 1) : []
+        })
+    }
+
+    /// `first`, then each box of `more` that overlaps none already kept (intersection over the smaller box
+    /// ≤ 0.3): one face, one box, the earlier search's.
+    static func merged(_ first: [FaceBox], _ more: [FaceBox]) -> [FaceBox] {
+        var found = first
+        for box in more where !found.contains(where: { overlap($0, box) > 0.3 }) { found.append(box) }
+        return found
+    }
+
+    /// Detected boxes' order (before their faces are fitted; `widerFirst` orders the faces): larger box area
+    /// first; dlib's boxes come in a few fixed sizes, so ties are common: then higher detector score, then
+    /// left to right, then top to bottom.
     public static func largerFirst(_ a: FaceBox, _ b: FaceBox) -> Bool {
         let areaA = a.width * a.height, areaB = b.width * b.height
         if areaA != areaB { return areaA > areaB }

@@ -32,11 +32,14 @@ struct Landmarks: ParsableCommand {
             try FaceAnalyzer.checkFieldOfView(fovDegrees)
             let analyzer = try FaceAnalyzer.standard()
             let frame = try Frame.read(path: photo).withFieldOfView(fovDegrees)
-            var (intrinsics, faces) = try analyzer.fitAll(frame)
-            switch face {
-            case .all: break
-            case .largest: faces = [faces[0]]
-            case .index(let i):
+            // --face largest searches only as far as the largest face needs (FaceAnalyzer.analyse), not the
+            // all-faces search, and finds the face --face all lists first.
+            var timing = FrameTiming()
+            let analyses = face == .largest ? [try analyzer.analyse(frame, face: .largest, timing: &timing)]
+                                            : try analyzer.analyseAll(frame, timing: &timing)
+            let intrinsics = analyses[0].intrinsics
+            var faces = analyses.map(FaceFit.init)
+            if case .index(let i) = face {
                 guard i < faces.count else {
                     throw CoifError.faceIndexOutOfRange(path: photo, index: i, found: faces.count)
                 }

@@ -161,6 +161,41 @@ final class FaceAllTests: XCTestCase {
         XCTAssertNotEqual(bytes["0"], bytes["1"])
     }
 
+    /// One face order for every command: `--face all` lists faces wider first (the chosen points' jaw-to-jaw
+    /// width), and `--face largest` (render, recolor, recommend and sheet through `FaceAnalyzer.analyse`,
+    /// landmarks through the CLI) is that list's first face, with the same box and points. On
+    /// `portraits/vmhuman_stock-models-12` the two searches once fitted the two women from different boxes, and
+    /// `largest` took the one `all` listed second.
+    func testEveryCommandPicksTheSameLargestFace() throws {
+        let engine = try Fixtures.sharedEngine()
+        var photos = [try twoFacePhoto()]
+        let portraits = Fixtures.testdata.appendingPathComponent("portraits").path
+        for name in ["vmhuman_stock-models-12.jpg", "deepface_couple.jpg", "vmhuman_group-3.jpg"] {
+            let path = portraits + "/" + name
+            if FileManager.default.fileExists(atPath: path) { photos.append(path) } else { print("FaceAllTests: \(path) absent (set COIF_TESTDATA)") }
+        }
+        for path in photos {
+            var timing = FrameTiming()
+            let frame = try Frame.read(path: path)
+            let all = try engine.analyzer.analyseAll(frame, timing: &timing)
+            XCTAssertGreaterThanOrEqual(all.count, 2, "\(path): several faces")
+            XCTAssertEqual(all.map(\.faceWidthPx), all.map(\.faceWidthPx).sorted(by: >), "\(path): wider first")
+            let largest = try engine.analyzer.analyse(frame, face: .largest, timing: &timing)
+            XCTAssertEqual(largest.chosen.box, all[0].chosen.box, "\(path): largest is all's first")
+            XCTAssertEqual(largest.chosen.landmarks, all[0].chosen.landmarks, "\(path): with the same points")
+            XCTAssertEqual(try engine.analyse(frame, faces: .largest, timing: &timing)[0].chosen.box, all[0].chosen.box, "\(path): the try-on's face")
+            let listed = try Fixtures.runCoif(["landmarks", path, "--json"]), one = try Fixtures.runCoif(["landmarks", path, "--json", "--face", "largest"])
+            XCTAssertEqual(listed.status, 0, listed.stderr)
+            XCTAssertEqual(one.status, 0, one.stderr)
+            func firstBox(_ json: String) throws -> [String: Double] {
+                let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+                let faces = try XCTUnwrap(object?["faces"] as? [[String: Any]])
+                return try XCTUnwrap(faces.first?["box"] as? [String: Double])
+            }
+            XCTAssertEqual(try firstBox(one.stdout), try firstBox(listed.stdout), "\(path): coif landmarks --face largest is --face all's first")
+        }
+    }
+
     /// messi5.jpg: dlib finds one face (the crowd behind is a 10–15 px blur), so `all` is that face and
     /// index 1 is out of range; 99 → exit 13 with one line, and nothing written.
     func testMessiAllAndOutOfRangeIndex() throws {
