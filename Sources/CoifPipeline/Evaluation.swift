@@ -181,6 +181,10 @@ public struct LandmarkRow: Codable, Sendable {
     public var nme: Double?
     public var meanErrorPx: Double?
     public var ms: StageMs
+    /// Which model's points were chosen (`LandmarkModel`), and the other model's NME on the same box (nil
+    /// where it fits nothing): what the choice is weighed against.
+    public var model: String? = nil
+    public var alternativeNME: Double? = nil
 }
 
 public struct PoseRow: Codable, Sendable {
@@ -196,6 +200,27 @@ public struct PoseRow: Codable, Sendable {
     public var error: String? = nil
     /// Which model's points the estimate comes from (`LandmarkModel`); nil when not found.
     public var model: String? = nil
+    /// The other model's NME on the same box (nil where it fits nothing).
+    public var alternativeNME: Double? = nil
+}
+
+/// How a set of faces' chosen points compare with the other model's on the same boxes: the aim (issue #28)
+/// is that the chosen points are never worse by more than `ChoiceRegret.allowed` of NME.
+public struct ChoiceRegret: Codable, Sendable {
+    /// One point of NME.
+    public static let allowed = 0.01
+    /// Faces where both models fitted.
+    public var compared: Int
+    /// Of those, where the chosen points were worse than the alternative by more than `allowed`.
+    public var over: Int
+    /// The largest chosen − alternative NME (negative: the choice was always the better).
+    public var worst: Double?
+
+    init(_ pairs: [(chosen: Double, alternative: Double)]) {
+        compared = pairs.count
+        over = pairs.filter { $0.chosen - $0.alternative > Self.allowed }.count
+        worst = pairs.map { $0.chosen - $0.alternative }.max()
+    }
 }
 
 public struct LandmarkReport: Codable, Sendable {
@@ -204,6 +229,7 @@ public struct LandmarkReport: Codable, Sendable {
     public var detectionRate: Double { rows.isEmpty ? 0 : Double(rows.filter(\.found).count) / Double(rows.count) }
     public var meanNME: Double? { mean(rows.compactMap(\.nme)) }
     public var maxNME: Double? { rows.compactMap(\.nme).max() }
+    public var regret: ChoiceRegret { ChoiceRegret(rows.compactMap { r in r.nme.flatMap { n in r.alternativeNME.map { (n, $0) } } }) }
 }
 
 public struct PoseReport: Codable, Sendable {
@@ -220,6 +246,19 @@ public struct PoseReport: Codable, Sendable {
         return (0..<3).map { i in errors.map { $0[i] }.reduce(0, +) / Double(errors.count) }
     }
     public var meanMAE: Double? { mae.map { $0.reduce(0, +) / 3 } }
+    /// Mean signed error (estimate − truth, wrapped to ±180°) of pitch, yaw, roll over found faces: the fit's
+    /// bias in AFLW2000-3D's convention.
+    public var meanSignedError: [Double]? {
+        let pairs = rows.compactMap { r in r.estimate.map { (r.truth, $0) } }
+        guard !pairs.isEmpty else { return nil }
+        return (0..<3).map { i in
+            pairs.map { truth, estimate in
+                let d = (estimate[i] - truth[i]).truncatingRemainder(dividingBy: 360)
+                return d > 180 ? d - 360 : (d < -180 ? d + 360 : d)
+            }.reduce(0, +) / Double(pairs.count)
+        }
+    }
+    public var regret: ChoiceRegret { ChoiceRegret(rows.compactMap { r in r.nme.flatMap { n in r.alternativeNME.map { (n, $0) } } }) }
     /// Rows whose ground truth could not be read (see `PoseRow.error`).
     public var failedRows: [PoseRow] { rows.filter { $0.error != nil } }
 }
@@ -285,7 +324,9 @@ public struct Evaluator {
                     continue
                 }
                 let (nme, meanPx) = Self.nme(points, truth: face.landmarks)
-                rows.append(LandmarkRow(image: name, face: index, found: true, nme: nme, meanErrorPx: meanPx, ms: faceMs))
+                let other = alternative(to: choice?.model, image: photo.image, gray: gray, mirroredGray: mirroredGray, box: box)
+                rows.append(LandmarkRow(image: name, face: index, found: true, nme: nme, meanErrorPx: meanPx, ms: faceMs,
+                                        model: choice?.model.rawValue, alternativeNME: other.map { Self.nme($0, truth: face.landmarks).nme }))
             }
         }
         return LandmarkReport(rows: rows)
@@ -345,10 +386,24 @@ public struct Evaluator {
                 let d = abs(e - t).truncatingRemainder(dividingBy: 360)
                 return min(d, 360 - d)
             }
+            let other = alternative(to: choice.model, image: photo.image, gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
             rows.append(PoseRow(image: name, found: true, truth: truthAngles, estimate: estimate, absError: errors,
-                                nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue))
+                                nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue,
+                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }))
         }
         return PoseReport(rows: rows)
+    }
+
+    /// The points of the model not chosen for `box` (dlib's as this evaluation fits them, or the mesh's):
+    /// nil where it fits nothing or no choice was made.
+    func alternative(to chosen: LandmarkModel?, image: PixelImage, gray: PixelImage, mirroredGray: PixelImage?, box: FaceBox) -> [Vec2]? {
+        switch chosen {
+        case .dlib?: return analyzer.meshLandmarks(image: image, box: box)
+        case .mesh?:
+            let points = fit(gray: gray, mirroredGray: mirroredGray, box: box)
+            return points.count == 68 ? points : nil
+        case nil: return nil
+        }
     }
 
     /// (NME by the outer-eye-corner distance of the truth, mean point error in pixels).

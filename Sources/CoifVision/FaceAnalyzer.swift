@@ -271,19 +271,7 @@ public final class FaceAnalyzer {
             first = timing.measure(.landmarks) { faceMesh?.fit(image, region: .around(box)) }
         }
         guard let faceMesh, let fit = first, fit.presence >= Self.meshMinPresence else { return nil }
-        // Framed again from its own points, as MediaPipe tracks; while the frame still turns by more than
-        // `meshReframeDegrees` (a rolled face, first seen upright), once or twice more.
-        let mesh = timing.measure(.landmarks) { () -> FaceMeshFit in
-            var mesh = fit, framedAt = fit.region.angle
-            for pass in 0..<Self.meshMaxReframes {
-                let region = FaceRegion.around(points: mesh.points)
-                if pass > 0 && angleBetween(region.angle, framedAt) * 180 / .pi <= Self.meshReframeDegrees { break }
-                guard let next = faceMesh.fit(image, region: region) else { break }
-                mesh = next
-                framedAt = region.angle
-            }
-            return mesh
-        }
+        let mesh = timing.measure(.landmarks) { Self.reframed(fit, mesh: faceMesh, image: image) }
         if mesh.presence >= Self.meshMinPresence {
             let meshLandmarks = mesh.landmarks68
             let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
@@ -294,6 +282,30 @@ public final class FaceAnalyzer {
         }
         guard let dlibPose else { return nil }
         return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh)
+    }
+
+    /// `fit` framed again from its own points, as MediaPipe tracks; while the frame still turns by more than
+    /// `meshReframeDegrees` (a rolled face, first seen upright), once or twice more.
+    static func reframed(_ fit: FaceMeshFit, mesh faceMesh: FaceMesh, image: PixelImage) -> FaceMeshFit {
+        var mesh = fit, framedAt = fit.region.angle
+        for pass in 0..<meshMaxReframes {
+            let region = FaceRegion.around(points: mesh.points)
+            if pass > 0 && angleBetween(region.angle, framedAt) * 180 / .pi <= meshReframeDegrees { break }
+            guard let next = faceMesh.fit(image, region: region) else { break }
+            mesh = next
+            framedAt = region.angle
+        }
+        return mesh
+    }
+
+    /// The mesh's 68 points for the face in `box`, fitted as `chooseLandmarks` fits them (around the box,
+    /// then framed from its own points) at any size, or nil (no mesh loaded, a gray image, no face present):
+    /// the alternative an evaluation weighs dlib's choice against.
+    public func meshLandmarks(image: PixelImage, box: FaceBox) -> [Vec2]? {
+        guard let faceMesh, image.channels == 3, let first = faceMesh.fit(image, region: .around(box)),
+              first.presence >= Self.meshMinPresence else { return nil }
+        let mesh = Self.reframed(first, mesh: faceMesh, image: image)
+        return mesh.presence >= Self.meshMinPresence ? mesh.landmarks68 : nil
     }
 
     /// How far (degrees, unsigned) dlib's eye line and the mesh's differ in the image.

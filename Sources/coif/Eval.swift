@@ -21,6 +21,12 @@ func printJSON<T: Encodable>(_ value: T) throws {
 
 private func f(_ value: Double?, _ format: String = "%.2f") -> String { value.map { String(format: format, $0) } ?? "—" }
 
+/// The summary of how the chosen points compare with the other model's ("other" in the tables).
+private func regretLine(_ regret: ChoiceRegret) -> String {
+    String(format: "chosen vs other model: %d faces where both fitted, %d with the choice worse by over %.0f point of NME, worst %@",
+           regret.compared, regret.over, ChoiceRegret.allowed * 100, f(regret.worst.map { $0 * 100 }, "%+.2f points") as NSString)
+}
+
 struct EvalLandmarks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "landmarks",
@@ -40,18 +46,23 @@ struct EvalLandmarks: ParsableCommand {
             guard !images.isEmpty else { throw CoifError.invalidOption(name: "SOURCE", reason: "\(source) has no annotated images") }
             let report = try Evaluator(analyzer: try FaceAnalyzer.standard()).landmarks(images)
             if json {
-                struct Out: Encodable { var rows: [LandmarkRow]; var faces: Int; var detectionRate: Double; var meanNME: Double?; var maxNME: Double? }
-                try printJSON(Out(rows: report.rows, faces: report.faces, detectionRate: report.detectionRate, meanNME: report.meanNME, maxNME: report.maxNME))
+                struct Out: Encodable {
+                    var rows: [LandmarkRow]; var faces: Int; var detectionRate: Double; var meanNME: Double?; var maxNME: Double?; var regret: ChoiceRegret
+                }
+                try printJSON(Out(rows: report.rows, faces: report.faces, detectionRate: report.detectionRate, meanNME: report.meanNME,
+                                  maxNME: report.maxNME, regret: report.regret))
                 return
             }
-            print("image                          face  found   NME    mean px  detect ms  landmarks ms")
+            print("image                          face  found   NME    other  mean px  detect ms  landmarks ms")
             for r in report.rows {
-                print(padded(r.image, 30) + String(format: " %4d  ", r.face) + padded(r.found ? "yes" : "NO", 5) + " "
-                      + padded(f(r.nme.map { $0 * 100 }, "%.2f%%"), 6, right: true) + "  " + padded(f(r.meanErrorPx), 7, right: true)
+                print(padded(r.image, 30) + String(format: " %4d  ", r.face) + padded(r.found ? (r.model ?? "yes") : "NO", 5) + " "
+                      + padded(f(r.nme.map { $0 * 100 }, "%.2f%%"), 6, right: true) + " "
+                      + padded(f(r.alternativeNME.map { $0 * 100 }, "%.1f%%"), 6, right: true) + "  " + padded(f(r.meanErrorPx), 7, right: true)
                       + String(format: "  %9.1f  %12.2f", r.ms.detect, r.ms.landmarks))
             }
             print(String(format: "faces %d, detection rate %.1f%%, mean NME %@, max NME %@", report.faces, report.detectionRate * 100,
                          f(report.meanNME.map { $0 * 100 }, "%.2f%%") as NSString, f(report.maxNME.map { $0 * 100 }, "%.2f%%") as NSString))
+            print(regretLine(report.regret))
         }
     }
 }
@@ -86,12 +97,15 @@ struct EvalPose: ParsableCommand {
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             defer { if !report.failedRows.isEmpty { failed = report.failedRows } }
             if json {
-                struct Out: Encodable { var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var failed: Int }
+                struct Out: Encodable {
+                    var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var meanSignedError: [Double]?
+                    var regret: ChoiceRegret; var failed: Int
+                }
                 try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE,
-                                  failed: report.failedRows.count))
+                                  meanSignedError: report.meanSignedError, regret: report.regret, failed: report.failedRows.count))
                 return
             }
-            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME    det/lmk/pose ms")
+            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME   other   det/lmk/pose ms")
             for r in report.rows {
                 if let error = r.error {
                     print(padded(r.image, 16) + " FAILED " + error.replacingOccurrences(of: "\n", with: " "))
@@ -101,13 +115,17 @@ struct EvalPose: ParsableCommand {
                 let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
                 let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
                 print(padded(r.image, 16) + " " + padded(r.found ? (r.model ?? "yes") : "NO", 5) + "  \(t)   \(e)   \(a)  "
-                      + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true)
+                      + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true) + " "
+                      + padded(f(r.alternativeNME.map { $0 * 100 }, "%.1f%%"), 6, right: true)
                       + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose))
             }
-            let mae = report.mae
+            let mae = report.mae, bias = report.meanSignedError
             print(String(format: "images %d (%d failed), detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
                          report.failedRows.count, report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
                          f(report.meanMAE) as NSString))
+            print(String(format: "mean signed error (estimate - truth) pitch %@ yaw %@ roll %@ (degrees)", f(bias?[0], "%+.2f") as NSString,
+                         f(bias?[1], "%+.2f") as NSString, f(bias?[2], "%+.2f") as NSString))
+            print(regretLine(report.regret))
         }
         // Every row was measured and printed; unreadable ground truth still fails the run (exit 50).
         if let first = failed.first {
