@@ -5,7 +5,7 @@ ASTRONAUT    := /usr/lib/python3/dist-packages/skimage/data/astronaut.png
 DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-dev libopencv-dev \
                 libdlib-dev libdlib-data libblas-dev liblapack-dev libpng-dev libjpeg-dev libexif-dev \
                 ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data \
-                python3-torch python3-pip python3-venv
+                python3-torch python3-pip python3-venv libssl-dev
 RELEASE_BIN  := .build/release/coif
 
 FUZZ_SEED    ?= 1

@@ -46,6 +46,8 @@ let package = Package(
                 .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_ximgproc"),
                 .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
                 .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
+                // Model files' SHA-256 (file_digest.cpp): OpenSSL's libcrypto, Debian's libssl-dev.
+                .linkedLibrary("crypto"),
             ]
         ),
 

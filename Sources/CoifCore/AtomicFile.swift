@@ -3,7 +3,8 @@
 // to an unnamed O_TMPFILE file in the target's directory (same file system), which is linked in as
 // ".NAME.tmp-PID" only once whole and then renamed over the target. Where the file system refuses
 // O_TMPFILE the data goes to ".NAME.tmp-PID" directly; a temporary whose process is gone (killed mid-write)
-// is removed by the next write of the same output.
+// is removed by the next write of the same output. A command's several outputs are staged together and
+// renamed in only when all are whole (`write(all:)`, `Batch`): they succeed or fail together.
 import CSystem
 import Foundation
 
@@ -76,20 +77,104 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` whole or not at all. With `createDirectories`, missing parent directories
     /// are made first (a catalog directory a user names for the first time).
     public static func write(_ bytes: [UInt8], to path: String, createDirectories: Bool = false) throws {
+        try write(all: [(path, bytes, createDirectories)])
+    }
+
+    /// Writes several outputs of one command so that they succeed or fail together: each is staged whole in
+    /// a temporary beside its target first, and only when every one is staged are they renamed in (in
+    /// order). A failure while staging (a full file system, a file size limit) removes every temporary and
+    /// every directory the staging made, so nothing of the command's output is left; a rename in one
+    /// directory does not fail once its temporary is linked there. An existing FIFO or device is written
+    /// into at that step, never replaced (there is no half-written state to hide there).
+    public static func write(all files: [(path: String, bytes: [UInt8], createDirectories: Bool)]) throws {
+        var batch = Batch()
+        for file in files { try batch.stage(file.bytes, to: file.path, createDirectories: file.createDirectories) }
+        try batch.commit()
+    }
+
+    /// Outputs staged one by one (`stage`: a failure discards every one staged before it) and put in place
+    /// together (`commit`), for a command whose last output is made after the others are staged (a timing
+    /// report that counts the writes). A batch neither committed nor failed must be `discard`ed.
+    public struct Batch {
+        private var staged: [Staged] = []
+
+        public init() {}
+
+        public mutating func stage(_ bytes: [UInt8], to path: String, createDirectories: Bool = false) throws {
+            do { staged.append(try AtomicFile.stage(bytes, to: path, createDirectories: createDirectories)) } catch {
+                discard()
+                throw error
+            }
+        }
+
+        public mutating func stage(text: String, to path: String, createDirectories: Bool = false) throws {
+            try stage(Array(text.utf8), to: path, createDirectories: createDirectories)
+        }
+
+        /// Renames every staged file in, in order (an existing FIFO or device is written into instead).
+        public mutating func commit() throws {
+            defer { staged = [] }
+            for (i, file) in staged.enumerated() {
+                do {
+                    if let temporary = file.temporary {
+                        guard rename(temporary, file.path) == 0 else {
+                            throw CoifError.outputNotWritable(path: file.path, reason: String(cString: strerror(errno)))
+                        }
+                    } else {
+                        try writeInPlace(file.bytes, to: file.path)
+                    }
+                } catch {
+                    staged.removeFirst(i)
+                    discard()
+                    throw error
+                }
+            }
+        }
+
+        /// Removes every staged temporary, and the directories staging made where they are empty.
+        public mutating func discard() {
+            for file in staged { if let temporary = file.temporary { unlink(temporary) } }
+            for file in staged.reversed() { for directory in file.createdDirectories { rmdir(directory) } }
+            staged = []
+        }
+    }
+
+    /// One output staged: its bytes whole in `temporary` beside `path` (nil for an existing FIFO or device,
+    /// written in place on commit), and the directories its staging made, deepest first.
+    struct Staged {
+        var path: String
+        var temporary: String?
+        var bytes: [UInt8]
+        var createdDirectories: [String]
+    }
+
+    /// `bytes` whole in a named temporary `.NAME.tmp-PID` in `path`'s directory: written to an unnamed
+    /// O_TMPFILE file and linked in once whole (killed before the link, the file never had a name and the
+    /// kernel frees it with the process); where the file system refuses O_TMPFILE, written to the named
+    /// temporary directly.
+    static func stage(_ bytes: [UInt8], to path: String, createDirectories: Bool) throws -> Staged {
+        var created: [String] = []
         if createDirectories {
             let directory = directoryOf(path)
+            var missing = directory
+            while !missing.isEmpty, missing != "/", missing != ".", access(missing, F_OK) != 0 {
+                created.append(missing)
+                missing = directoryOf(missing)
+            }
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
+                for made in created { rmdir(made) }
                 throw CoifError.outputNotWritable(path: path, reason: "cannot create directory \(directory)")
             }
         }
-        try checkWritable(path)
-        // An existing FIFO or device (`-o /dev/null`, a pipe a caller reads) is written into, never
-        // replaced by a regular file: there is no half-written state to hide there.
-        if isSpecialFile(path) {
-            try writeInPlace(bytes, to: path)
-            return
+        let staged = Staged(path: path, temporary: nil, bytes: bytes, createdDirectories: created)
+        do {
+            try checkWritable(path)
+            if isSpecialFile(path) { return staged }
+        } catch {
+            for made in created { rmdir(made) }
+            throw error
         }
         let directory = directoryOf(path)
         let name = String(path.split(separator: "/").last ?? Substring(path))
@@ -97,7 +182,6 @@ public enum AtomicFile {
         let temporary = directory + "/.\(name).tmp-\(getpid())"
         var failure: String?
         if let unnamed = openUnnamed(in: directory) {
-            // Killed before the link, the file never had a name: the kernel frees it with the process.
             failure = writeAll(bytes, to: unnamed)
             unlink(temporary)  // a file of this name can only be a killed process's whose PID this one reuses
             if failure == nil, linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
@@ -106,17 +190,19 @@ public enum AtomicFile {
             if close(unnamed) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         } else {
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                throw CoifError.outputNotWritable(path: path, reason: String(cString: strerror(errno)))
+            if fd < 0 {
+                failure = String(cString: strerror(errno))
+            } else {
+                failure = writeAll(bytes, to: fd)
+                if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
             }
-            failure = writeAll(bytes, to: fd)
-            if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         }
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temporary)
+            for made in created { rmdir(made) }
             throw CoifError.outputNotWritable(path: path, reason: failure)
         }
+        return Staged(path: path, temporary: temporary, bytes: [], createdDirectories: created)
     }
 
     /// An unnamed regular file in `directory` (Linux O_TMPFILE), or nil where the C library or the file

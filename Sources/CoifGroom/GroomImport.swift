@@ -373,8 +373,10 @@ public enum GroomImport {
                                faceShapes: nil, guides: strands.strandCount, pointsPerGuide: strands.pointsPerStrand,
                                rootWidthMm: 0.3, tipWidthMm: 0.1)
         if let i = catalog.styles.firstIndex(where: { $0.name == name }) { catalog.styles[i] = entry } else { catalog.styles.append(entry) }
-        try AtomicFile.write(text: objText(name: name, source: source, strands: strands), to: stylePath, createDirectories: true)
-        try AtomicFile.write(text: catalog.jsonText(), to: catalogPath, createDirectories: true)
+        // The groom and the catalog naming it succeed or fail together: a catalog never lists a groom that
+        // is not there, nor is a groom left that no catalog lists.
+        try AtomicFile.write(all: [(stylePath, Array(objText(name: name, source: source, strands: strands).utf8), true),
+                                   (catalogPath, Array(catalog.jsonText().utf8), true)])
         return (entry, fit)
     }
 }

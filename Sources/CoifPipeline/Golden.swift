@@ -282,7 +282,7 @@ public final class GoldenRunner {
         }
         let refused = !force && changes.contains { $0.change == .changed }
         if !refused {
-            for (path, bytes) in writes { try AtomicFile.write(bytes, to: path, createDirectories: true) }
+            try AtomicFile.write(all: writes.map { ($0.0, $0.1, true) })
         }
         return GoldenRecordOutcome(changes: changes, written: !refused)
     }

@@ -129,8 +129,9 @@ public final class TryOnEngine {
     public convenience init(logger: Logger, userStyleDirectories: [String] = [],
                             predictorPath: String = FaceFinder.defaultPredictorPath,
                             parserPath: String = FaceParser.defaultModelPath) throws {
-        // The mesh's models before dlib's load, which may write its compact cache: a missing model writes nothing.
-        try FaceMesh.checkModels()
+        // The mesh's models before dlib's load, which may write its compact cache: a missing model writes nothing
+        // (presence and size; the mesh's load checks the digest on its own thread).
+        try FaceMesh.checkModels(digest: false)
         let faceFinder = BackgroundWork(name: "coif.dlib-load") { HandedOver(try FaceFinder(predictorPath: predictorPath)) }
         let faceMesh = BackgroundWork(name: "coif.mesh-load") { HandedOver(try FaceMesh()) }
         let styles = try StyleLibrary.standard(userDirectories: userStyleDirectories)
@@ -188,9 +189,10 @@ public final class TryOnEngine {
             let photoDecoded = (try? decoded.get()) != nil
             // Every network's file before dlib's load, which may write its compact cache: a missing model is
             // exit 50 with nothing written (dlib's own missing file is still reported first, by its load).
+            // Presence and size here; each network's digest is checked by its load on its own thread.
             if photoDecoded && FileManager.default.fileExists(atPath: predictorPath) {
-                try FaceMesh.checkModels()
-                if job.removesOwnHair { try ModelCache.checkSealed(parserPath, what: "face-parsing model") }
+                try FaceMesh.checkModels(digest: false)
+                if job.removesOwnHair { try ModelCache.checkSealed(parserPath, what: "face-parsing model", digest: false) }
             }
             let parserWork = job.removesOwnHair && photoDecoded
                 ? BackgroundWork(name: "coif.parser-load") { HandedOver(try FaceParser(modelPath: parserPath)) } : nil
@@ -659,7 +661,8 @@ public final class TryOnEngine {
     }
 
     /// encode + write: the job's outputs from a result. The PNGs are independent: encoded on all cores.
-    /// Nothing is written until every encode succeeded.
+    /// Nothing is written until every encode succeeded, and nothing is put in place until every output is
+    /// staged (AtomicFile.Batch).
     public func write(_ result: inout TryOnResult, job: TryOnJob, timing: inout FrameTiming, start: Double) throws {
         let outputs = job.outputs
         var images: [(path: String, image: PixelImage)] = []
@@ -671,19 +674,23 @@ public final class TryOnEngine {
             }
         }
         let encoded = try timing.measure(.encode) { try PNGFile.encodeConcurrently(images.map(\.image), compression: outputs.compression) }
+        // Every output is staged whole before any is put in place, so they succeed or fail together: a full
+        // layers folder once left the composite and three of the four layers behind an exit 30.
+        var batch = AtomicFile.Batch()
         try timing.measure(.write) {
             // The layers directory is made when missing (as `groom import --out DIR` makes its catalog); the
             // composite's directory is the user's to give.
             let layerPaths = outputs.layerPaths
             for (target, bytes) in zip(images, encoded) {
-                try AtomicFile.write(bytes, to: target.path, createDirectories: layerPaths.contains(target.path))
+                try batch.stage(bytes, to: target.path, createDirectories: layerPaths.contains(target.path))
             }
         }
         timing.totalMs = monotonicMs() - start
         if let timingPath = outputs.timingPath {
-            try AtomicFile.write(text: TimingReport.json(timing, levelOfDetail: result.levelOfDetail, job: job, style: job.style ?? ""),
-                                 to: timingPath)
+            try batch.stage(text: TimingReport.json(timing, levelOfDetail: result.levelOfDetail, job: job, style: job.style ?? ""),
+                            to: timingPath)
         }
+        try batch.commit()
         result.timing = timing
     }
 

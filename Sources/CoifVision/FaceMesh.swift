@@ -134,10 +134,10 @@ public final class FaceMesh {
 
     /// Both networks' files are in the cache and sealed, as `init` checks them: what a command checks before
     /// it writes anything (dlib's compact cache among it), so a missing model is exit 50 with nothing written.
-    public static func checkModels(modelDirectory: String? = nil) throws {
+    public static func checkModels(modelDirectory: String? = nil, digest: Bool = true) throws {
         let directory = modelDirectory ?? ModelCache.directory()
-        try ModelCache.checkSealed(directory + "/" + landmarkModelFile, what: "face-mesh model")
-        try ModelCache.checkSealed(directory + "/" + detectorModelFile, what: "face-detection model")
+        try ModelCache.checkSealed(directory + "/" + landmarkModelFile, what: "face-mesh model", digest: digest)
+        try ModelCache.checkSealed(directory + "/" + detectorModelFile, what: "face-detection model", digest: digest)
     }
 
     /// BlazeFace (full range) on the whole photo, letterboxed into its square input: boxes in dlib's

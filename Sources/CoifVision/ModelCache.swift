@@ -1,6 +1,7 @@
 // ModelCache: where the set-up (`make models`, scripts/fetch-models.sh) puts Coif's converted neural
 // networks, and the check every network makes before OpenCV reads it. One place for the folder's rule and
 // the "missing or damaged: install it with make models" line (exit 50), so every model fails alike.
+import CVision
 import CoifCore
 import Foundation
 
@@ -18,22 +19,62 @@ public enum ModelCache {
     /// What the one-line error says to do.
     public static let installHint = "install it with `make models` (README, Models)"
 
-    /// Checks a model file the set-up wrote: present, with its sidecar `PATH.sha256` ("SHA256 SIZE NAME"), and
-    /// of the size recorded there (cheap, on every load; the set-up checked the digest when it wrote the
-    /// file, and a damaged network fails OpenCV's parse after this). `what` names the model in the error:
-    /// `assetFailed` (exit 50) naming the file and how to install it.
-    public static func checkSealed(_ path: String, what: String) throws {
+    /// Checks a model file the set-up wrote: present, with its sidecar `PATH.sha256` ("SHA256 SIZE NAME"), of
+    /// the size recorded there, and, the first time this process meets the file as it is now (its size and
+    /// modification time), of the SHA-256 recorded there: 20,000 flipped bits in the parsing network at its
+    /// own size rendered without complaint, 8% of pixels off. The digest costs ~65 ms for the 52 MB parsing
+    /// network (OpenSSL, SHA extensions), once a process; later loads compare size and time. `digest: false`
+    /// checks presence and size alone: the check a command makes before it writes anything, where the load
+    /// that follows on its own thread checks the digest off the critical path. `what` names the model in the
+    /// error: `assetFailed` (exit 50) naming the file and how to install it.
+    public static func checkSealed(_ path: String, what: String, digest checksDigest: Bool = true) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CoifError.assetFailed(path: path, reason: "\(what) missing; \(installHint)")
         }
-        guard let sidecar = try? String(contentsOfFile: path + ".sha256", encoding: .utf8),
-              let size = sidecar.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+        let fields = (try? String(contentsOfFile: path + ".sha256", encoding: .utf8))?.split(separator: " ") ?? []
+        guard fields.count >= 2, let size = Int(fields[1]), fields[0].count == 64 else {
             throw CoifError.assetFailed(path: path, reason: "no checksum sidecar (\(path).sha256); \(installHint)")
         }
-        // The file's own size, through a symbolic link (a shared model folder linked in).
-        let actual = (try? FileManager.default.attributesOfItem(atPath: (path as NSString).resolvingSymlinksInPath)[.size] as? Int) ?? nil
+        let digest = fields[0].lowercased()
+        // The file's own size and time, through a symbolic link (a shared model folder linked in).
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        let attributes = try? FileManager.default.attributesOfItem(atPath: resolved)
+        let actual = attributes?[.size] as? Int
         guard actual == size else {
             throw CoifError.assetFailed(path: path, reason: "damaged: \(actual ?? 0) bytes, expected \(size); \(installHint)")
         }
+        guard checksDigest else { return }
+        let seen = SealedFile(path: resolved, size: size, modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0,
+                              digest: digest)
+        if isVerified(seen) { return }
+        var hex = [CChar](repeating: 0, count: 65)
+        guard cv_sha256_file(resolved, &hex) == 0 else {
+            throw CoifError.assetFailed(path: path, reason: "\(what) unreadable; \(installHint)")
+        }
+        let computed = String(nulTerminated: hex)
+        guard computed == digest else {
+            throw CoifError.assetFailed(path: path, reason: "damaged: SHA-256 \(computed.prefix(12))…, expected \(digest.prefix(12))…; \(installHint)")
+        }
+        lock.lock()
+        verified.insert(seen)
+        lock.unlock()
+    }
+
+    /// A model file as this process found it sealed.
+    struct SealedFile: Hashable {
+        var path: String
+        var size: Int
+        var modified: Double
+        var digest: String
+    }
+
+    /// The files whose digest this process has checked, as they were then (under `lock`).
+    nonisolated(unsafe) private static var verified: Set<SealedFile> = []
+    private static let lock = NSLock()
+
+    private static func isVerified(_ file: SealedFile) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return verified.contains(file)
     }
 }

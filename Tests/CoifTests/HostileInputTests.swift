@@ -105,6 +105,79 @@ final class HostileInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written")
     }
 
+    /// Models damaged or swapped behind their sidecars (#29, section 7): the parsing network with 20,000
+    /// flipped bits at its own size (it rendered, 8% of pixels off), and in the face mesh's slot the detector or
+    /// the 256² parsing network, each with a sidecar recomputed for it (the mesh was dropped without a word):
+    /// exit 50, one line naming the file, nothing written.
+    func testDamagedOrMisplacedModelsAreRefused() throws {
+        _ = try OwnHairTests.requireModel()
+        let directory = try Fixtures.temporaryDirectory()
+        let astronaut = try Fixtures.requireAstronaut(), output = directory + "/out.png"
+        let installed = ModelCache.directory()
+        /// A model folder: every installed file linked in, but `replaced` (name → bytes), each with a sidecar
+        /// that speaks for its new bytes when `reseal`, else the installed sidecar.
+        func folder(_ name: String, replaced: [String: Data], reseal: Bool) throws -> String {
+            let models = directory + "/" + name
+            try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+            for file in try FileManager.default.contentsOfDirectory(atPath: installed)
+            where !replaced.keys.contains(where: { file.hasPrefix($0) }) {
+                try FileManager.default.createSymbolicLink(atPath: models + "/" + file, withDestinationPath: installed + "/" + file)
+            }
+            for (file, bytes) in replaced {
+                try bytes.write(to: URL(fileURLWithPath: models + "/" + file))
+                if reseal {
+                    let digest = try Fixtures.runShell("sha256sum '\(models)/\(file)' | cut -d' ' -f1").stdout
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                    try "\(digest) \(bytes.count) \(file)\n".write(toFile: models + "/" + file + ".sha256", atomically: true, encoding: .utf8)
+                } else {
+                    try FileManager.default.copyItem(atPath: installed + "/" + file + ".sha256", toPath: models + "/" + file + ".sha256")
+                }
+            }
+            return models
+        }
+        var parser = try Data(contentsOf: URL(fileURLWithPath: installed + "/face-parsing-512.onnx"))
+        var random = SeededRandom(seed: 29, stream: 7)
+        for _ in 0..<20_000 {
+            let i = 1000 + Int(random.unitFloat() * Float(parser.count - 1001))
+            parser[i] ^= UInt8(1) << UInt8(Int(random.unitFloat() * 8) & 7)
+        }
+        let flipped = try folder("flipped", replaced: ["face-parsing-512.onnx": parser], reseal: false)
+        let render = try Fixtures.runCoif(["render", astronaut, "-o", output], environment: ["COIF_MODELS": flipped])
+        XCTAssertEqual(render.status, 50, render.stderr)
+        assertOneLine(render.stderr, mentions: "face-parsing-512.onnx: damaged: SHA-256")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written")
+        for stranger in ["face-detect-full-range.onnx", "face-parsing-256.onnx"] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: installed + "/" + stranger))
+            let swapped = try folder("as-mesh-" + stranger, replaced: [FaceMesh.landmarkModelFile: bytes], reseal: true)
+            for arguments in [["landmarks", astronaut], ["render", astronaut, "-o", output]] {
+                let run = try Fixtures.runCoif(arguments, environment: ["COIF_MODELS": swapped])
+                XCTAssertEqual(run.status, 50, "\(stranger) \(arguments[0]): \(run.stderr)")
+                assertOneLine(run.stderr, mentions: FaceMesh.landmarkModelFile + ": not the expected network")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written")
+            }
+        }
+    }
+
+    /// A command's outputs succeed or fail together (#29, section 4): under a 300 KiB file size limit (SIGXFSZ
+    /// ignored, so the write fails with EFBIG as on a full disk) the layers' filled.png cannot be written,
+    /// after hair.png, matte.png and own-hair-matte.png could. Exit 30, one line naming it, and nothing of the
+    /// render left: no layer, no timing report, not the layers folder the render made (the composite goes to
+    /// /dev/null, a device, which no limit stops). Before, the three smaller layers stayed.
+    func testOutputsSucceedOrFailTogether() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let astronaut = try Fixtures.requireAstronaut()
+        let run = try runLimited("ulimit -f 300; trap '' XFSZ", ["render", astronaut, "-o", "/dev/null", "--layers", directory + "/L",
+                                                                 "--timing", directory + "/t.json"])
+        XCTAssertEqual(run.status, 30, run.stderr)
+        assertOneLine(run.stderr, mentions: "filled.png: cannot write output")
+        XCTAssertEqual(Fixtures.listing(directory), [], "nothing of the render is left")
+        // Without the limit, the same command writes every output.
+        let whole = try runLimited("true", ["render", astronaut, "-o", "/dev/null", "--layers", directory + "/L", "--timing", directory + "/t.json"])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        XCTAssertEqual(Fixtures.listing(directory + "/L"), ["filled.png", "hair.png", "matte.png", "own-hair-matte.png"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/t.json"))
+    }
+
     func testPNGBombIsRefusedFromItsHeader() throws {
         let dir = try Fixtures.temporaryDirectory()
         for (side, code) in [(10_000, Int32(12)), (20_000, 15), (60_000, 15), (1_000_000, 15)] {

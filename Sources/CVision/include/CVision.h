@@ -249,6 +249,11 @@ void cv_soften(float *values, int32_t width, int32_t height, float sigma);
 // out[i] = the largest of values over the (2·radius+1)² square around i (edges repeated).
 void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t radius, float *out);
 
+// ── Model files ──────────────────────────────────────────────────────────────────────────────
+// The SHA-256 of the file at `path` (OpenSSL's libcrypto), as 64 lowercase hex digits and a NUL in
+// `hex` (65 bytes). 0 on success; 1 when the file cannot be opened or read.
+int32_t cv_sha256_file(const char *path, char *hex);
+
 #ifdef __cplusplus
 }
 #endif
