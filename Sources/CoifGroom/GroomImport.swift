@@ -69,9 +69,32 @@ public enum GroomImport {
         }
     }
 
+    /// The most points a groom may hold, all its strands' together: 2^24 (16,777,216), about 200 MB as Coif
+    /// reads them, where the largest published grooms hold a few million (TressFX's Ruby about 3 million). A
+    /// well-formed 1 GB `.tfx` of 64 million points aborted for memory under a 3 GB address-space limit.
+    public static let maxPoints = 1 << 24
+    /// The largest groom file read (binary readers and Assimp's alike): 512 MiB, from its size before a byte
+    /// is read.
+    public static let maxFileBytes = 512 << 20
+
+    /// `path`'s bytes, once its size is known to be within `maxFileBytes`.
     static func bytes(_ path: String) throws -> [UInt8] {
+        try checkFileSize(path)
         guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
         return [UInt8](data)
+    }
+
+    /// Refuses (exit 50) a groom file over `maxFileBytes`, from its size; a missing file is left to the read.
+    static func checkFileSize(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0, Int(info.st_size) > maxFileBytes else { return }
+        throw CoifError.assetFailed(path: path, reason: "\(info.st_size) bytes, over the \(maxFileBytes >> 20) MiB a groom file may be")
+    }
+
+    /// Refuses (exit 50) a groom of more than `maxPoints` points.
+    static func checkPoints(_ points: Int, path: String, format: String) throws {
+        guard points > maxPoints else { return }
+        throw CoifError.assetFailed(path: path, reason: "\(format): \(points) points, over the \(maxPoints) a groom may hold")
     }
 
     @inline(__always) static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
@@ -95,6 +118,7 @@ public enum GroomImport {
         guard strands > 0, strands < 10_000_000 else { throw fail("strand count \(strands)") }
         guard perStrand >= 2, perStrand <= 4096 else { throw fail("\(perStrand) vertices per strand") }
         let vertices = strands * perStrand
+        try checkPoints(vertices, path: path, format: "TressFX")
         guard positions >= 160, positions + vertices * 16 <= b.count else {
             throw fail("positions (\(vertices) float4 at offset \(positions)) run past the end of the \(b.count)-byte file")
         }
@@ -129,13 +153,15 @@ public enum GroomImport {
         guard b.count >= 4 else { throw fail("\(b.count) bytes, no strand count") }
         let count = Int(Int32(bitPattern: u32(b, 0)))
         guard count > 0, count <= 10_000_000 else { throw fail("strand count \(count)") }
-        var at = 4
+        var at = 4, total = 0
         var out: [[Vec3]] = []
         for s in 0..<count {
             guard at + 4 <= b.count else { throw fail("truncated at strand \(s) of \(count) (offset \(at))") }
             let points = Int(Int32(bitPattern: u32(b, at)))
             at += 4
             guard points >= 0, points <= 100_000 else { throw fail("strand \(s) has \(points) points") }
+            total += points
+            try checkPoints(total, path: path, format: "USC-HairSalon .data")
             guard at + points * 12 <= b.count else { throw fail("truncated in strand \(s) of \(count) (offset \(at))") }
             var strand: [Vec3] = []
             strand.reserveCapacity(points)
@@ -170,6 +196,7 @@ public enum GroomImport {
     /// centre line root first, format "assimp-cards".
     public static func readAssimpCurves(path: String) throws -> ImportedStrands {
         guard FileManager.default.isReadableFile(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        try checkFileSize(path)
         // Node transforms only, for cards too. Triangulate is not needed (cards are split and sliced over
         // faces of any corner count) and JoinIdenticalVertices would cost ~430 ms on a large line file while
         // still keeping copies of a vertex with different UVs apart: HairCards welds by position itself.
@@ -182,6 +209,7 @@ public enum GroomImport {
         }
         let strands = try AssimpScene.lineStrands(scene.pointee, name: path)
         guard !strands.isEmpty else { throw CoifError.assetFailed(path: path, reason: "no line strands (OBJ 'l', glTF LINES/LINE_STRIP)") }
+        try checkPoints(strands.reduce(0) { $0 + $1.count }, path: path, format: "Assimp curves")
         return ImportedStrands(strands: strands, format: "assimp")
     }
 

@@ -178,6 +178,32 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/t.json"))
     }
 
+    /// Well-formed but huge TressFX grooms (#29, section 2), made sparse: a 1 GB file (4 million strands of 16
+    /// points) aborted for memory under a 3 GB address-space limit, exit 134 with a backtrace; now the file's
+    /// size refuses it before a byte is read. A 384 MB one of 24 million points is refused by its header's
+    /// point count. Exit 50, one line, promptly, nothing written.
+    func testHugeGroomsAreRefusedByTheirSizeAndPointCount() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        for (name, strands, message) in [("big.tfx", 4_000_000, "over the 512 MiB a groom file may be"),
+                                         ("many.tfx", 1_500_000, "24000000 points, over the 16777216 a groom may hold")] {
+            let path = directory + "/" + name
+            var header = [UInt8](repeating: 0, count: 160)
+            for (i, word) in [Float(4).bitPattern, UInt32(strands), 16, 160].enumerated() {
+                for k in 0..<4 { header[4 * i + k] = UInt8(truncatingIfNeeded: word >> (8 * UInt32(k))) }
+            }
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(header)))
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: UInt64(160 + strands * 256))
+            try handle.close()
+            let run = try runLimited("ulimit -v 3000000", ["preview", path, "-o", directory + "/p.png"])
+            XCTAssertEqual(run.status, 50, run.stderr)
+            assertOneLine(run.stderr, mentions: name + ": ")
+            XCTAssertTrue(run.stderr.contains(message), run.stderr)
+            XCTAssertLessThan(run.seconds, 30)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/p.png"))
+        }
+    }
+
     func testPNGBombIsRefusedFromItsHeader() throws {
         let dir = try Fixtures.temporaryDirectory()
         for (side, code) in [(10_000, Int32(12)), (20_000, 15), (60_000, 15), (1_000_000, 15)] {
