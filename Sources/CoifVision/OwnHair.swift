@@ -209,7 +209,7 @@ public enum HairPlate {
         // cheeks and neck; cut at eye level it left a shelf beside the temples; the hull runs from the skull's
         // side to the jaw in one smooth line, as a head's outline does.
         var headMask = [UInt8](repeating: 0, count: width * height), bareMask = headMask
-        var featureTriangles: [Float] = []
+        var featureTriangles: [Float] = [], eyeTriangles: [Float] = []
         for (person, skull) in heads {
             let face = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
             let above = HeadSilhouette.mask(width: width, height: height, triangles: person.skullTriangles)
@@ -221,6 +221,7 @@ public enum HairPlate {
                 if face[i] != 0 { bareMask[i] = 255 }
             }
             featureTriangles += person.featureTriangles
+            eyeTriangles += person.eyeTriangles
         }
         // The landmark windows are softened (cv_soften) so the kept fringe fades into the fill, not a block;
         // filtered over the windows' box only, grown by the filters' reach (the max filter's, and three σ of the
@@ -229,15 +230,26 @@ public enum HairPlate {
         let reach = max(1, Int((hair.crop.side * 0.008).rounded()))
         var protect = [Float](repeating: 0, count: width * height)
         if let box = Self.box(of: featureTriangles, grownBy: reach + 6 * reach + 2, width: width, height: height) {
-            let windows = HeadSilhouette.mask(width: width, height: height, triangles: featureTriangles)
-            var local = [Float](repeating: 0, count: box.width * box.height)
-            for y in 0..<box.height {
-                for x in 0..<box.width { local[y * box.width + x] = Float(windows[(box.y + y) * width + box.x + x]) / 255 }
+            /// `triangles`' windows over the box, grown by `reach` and softened.
+            func softened(_ triangles: [Float]) -> [Float] {
+                let windows = HeadSilhouette.mask(width: width, height: height, triangles: triangles)
+                var local = [Float](repeating: 0, count: box.width * box.height)
+                for y in 0..<box.height {
+                    for x in 0..<box.width { local[y * box.width + x] = Float(windows[(box.y + y) * width + box.x + x]) / 255 }
+                }
+                local = maxFilter(local, width: box.width, height: box.height, radius: reach)
+                cv_soften(&local, Int32(box.width), Int32(box.height), Float(2 * reach))
+                return local
             }
-            local = maxFilter(local, width: box.width, height: box.height, radius: reach)
-            cv_soften(&local, Int32(box.width), Int32(box.height), Float(2 * reach))
+            // The eyes keep their windows whole; the brows keep only what is not hair: a fringe over the brows
+            // kept in their windows read as orange streaks and dark smudges, eye make-up gone wrong. Brows are
+            // drawn back where the fill takes the fringe away (`drawBrows`).
+            let all = softened(featureTriangles), eyes = softened(eyeTriangles)
             for y in 0..<box.height {
-                for x in 0..<box.width { protect[(box.y + y) * width + box.x + x] = local[y * box.width + x] }
+                for x in 0..<box.width {
+                    let i = (box.y + y) * width + box.x + x, j = y * box.width + x
+                    protect[i] = max(eyes[j], all[j] * (1 - min(hair.matte[i] * 1.5, 1)))
+                }
             }
         }
         hair.classes.withUnsafeBufferPointer { classes in
@@ -252,6 +264,7 @@ public enum HairPlate {
             cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask, seed, &out, &scalp)
         }
         guard status == 0 else { throw CoifError.internalError("own hair: the fill failed (\(status))") }
+        for (person, _) in heads { drawBrows(person, photo: image.pixels, hair: hair, removed: remove, width: width, height: height, into: &out) }
         // Sideburns taper: the most any head allows over each scalp pixel.
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
@@ -260,6 +273,74 @@ public enum HairPlate {
         // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
         let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }
         return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
+    }
+
+    /// Brows where the fill replaced a fringe over them: a stroke along each brow's five landmarks, up to 0.12
+    /// of the face's half-width thick a third of the way out from the inner end and thin at the tail, in the
+    /// colour of the person's own visible brow pixels (the parse's brow classes, matte under 0.3) or, where
+    /// fewer than 30 show, the own hair's at 70%; drawn at up to 85% over the fill with a grain of hairs
+    /// along the brow, by twice how much of each pixel the fill replaced (a fringe's soft edge still gets its
+    /// brow). Nothing is drawn where the fill changed nothing, so a visible brow keeps its bytes. Without it
+    /// the fringe's removal left a browless mask; with the fringe kept, smudges.
+    static func drawBrows(_ person: PersonHead, photo: [UInt8], hair: OwnHair, removed: [Float], width: Int, height: Int, into out: inout [UInt8]) {
+        func linear(_ pixels: [UInt8], _ i: Int) -> Vec3 {
+            let r = srgbToLinear(Float(pixels[3 * i]) / 255), g = srgbToLinear(Float(pixels[3 * i + 1]) / 255)
+            return Vec3(r, g, srgbToLinear(Float(pixels[3 * i + 2]) / 255))
+        }
+        func norm(_ v: Vec2) -> Float { (v * v).sum().squareRoot() }
+        var browSum = Vec3(), browCount: Float = 0, hairSum = Vec3(), hairCount: Float = 0
+        for i in 0..<(width * height) {
+            let c = hair.classes[i]
+            if (c == 2 || c == 3) && hair.matte[i] < 0.3 { browSum += linear(photo, i); browCount += 1 }
+            if hair.matte[i] > 0.9 { hairSum += linear(photo, i); hairCount += 1 }
+        }
+        let colour: Vec3
+        if browCount >= 30 { colour = browSum / browCount } else if hairCount >= 30 { colour = hairSum / hairCount * 0.7 } else { return }
+        for brow in person.features[0...1] {
+            // Inner end first: the right brow runs 17 (outer) → 21 (inner), the left 22 (inner) → 26 (outer).
+            let points = brow == person.features[0] ? Array(brow.reversed()) : brow
+            var lengths: [Float] = [0]
+            for k in 1..<points.count { lengths.append(lengths[k - 1] + norm(points[k] - points[k - 1])) }
+            let total = max(lengths.last!, 1)
+            let thick = 0.13 * person.halfWidth
+            let xs = points.map(\.x), ys = points.map(\.y)
+            let x0 = max(0, Int(xs.min()! - thick - 2)), x1 = min(width - 1, Int(xs.max()! + thick + 2))
+            let y0 = max(0, Int(ys.min()! - thick - 2)), y1 = min(height - 1, Int(ys.max()! + thick + 2))
+            guard x0 <= x1, y0 <= y1 else { continue }
+            // Hairs lie along the brow: the grain changes fast across it and slowly along it.
+            let hairPx = max(1, 0.012 * person.halfWidth), runPx = max(3, 0.06 * person.halfWidth)
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let i = y * width + x
+                    guard removed[i] > 0.02 else { continue }
+                    let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                    var best = Float.infinity, along: Float = 0, side: Float = 0
+                    for k in 1..<points.count {
+                        let a = points[k - 1], d = points[k] - a
+                        let t = min(max(((p - a) * d).sum() / max((d * d).sum(), 1e-6), 0), 1)
+                        let q = a + d * t
+                        let e = norm(p - q)
+                        if e < best {
+                            best = e
+                            along = (lengths[k - 1] + t * norm(d)) / total
+                            side = (p - q).x * d.y - (p - q).y * d.x >= 0 ? e : -e
+                        }
+                    }
+                    // Thickest a third of the way out from the inner end, thin at the tail.
+                    let half = thick * (along < 0.3 ? 0.38 + 0.4 * along : 0.5 - 0.38 * (along - 0.3) / 0.7)
+                    let edge = min(max((half - best) / 2 + 0.5, 0), 1)
+                    guard edge > 0 else { continue }
+                    let across = Int32((side + thick) / hairPx), run = Int32((along * total + 0.5 * Float(across % 3) * runPx) / runPx)
+                    let key: UInt32 = (UInt32(bitPattern: across) &* 73856093) ^ (UInt32(bitPattern: run) &* 19349663)
+                    let grain: Float = 0.6 + 0.4 * Float((key ^ (key >> 13)) % 1000) / 1000
+                    let a = 0.85 * edge * grain * min(2 * removed[i], 1)
+                    let under = linear(out, i), blended = under * (1 - a) + colour * a
+                    out[3 * i] = UInt8(min(max(linearToSrgb(blended.x) * 255, 0), 255).rounded())
+                    out[3 * i + 1] = UInt8(min(max(linearToSrgb(blended.y) * 255, 0), 255).rounded())
+                    out[3 * i + 2] = UInt8(min(max(linearToSrgb(blended.z) * 255, 0), 255).rounded())
+                }
+            }
+        }
     }
 
     /// Zeroes the removal where a hair pixel is nearer to another face than to every head: distances from

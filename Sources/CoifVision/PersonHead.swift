@@ -209,6 +209,22 @@ public struct PersonHead: Sendable {
         return min(max(t, 0), 1)
     }
 
+    /// The eyes alone as triangles, each a fan about its centre grown 1.6 times (the lids, lashes and the
+    /// shadow under a brow): the windows a plate keeps whole even under hair.
+    public var eyeTriangles: [Float] { eyeFans(grownBy: 1.6) }
+
+    private func eyeFans(grownBy grow: Float) -> [Float] {
+        var out: [Float] = []
+        for eye in features[2...3] {
+            let centre = eye.reduce(Vec2(), +) / Float(eye.count)
+            for i in 0..<eye.count {
+                let a = centre + (eye[i] - centre) * grow, b = centre + (eye[(i + 1) % eye.count] - centre) * grow
+                out += [centre.x, centre.y, a.x, a.y, b.x, b.y]
+            }
+        }
+        return out
+    }
+
     /// The brows and eyes as triangles: each brow a band along its points, 0.08 of the face's half-width
     /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.4
     /// times (the lids and lashes).
@@ -224,13 +240,7 @@ public struct PersonHead: Sendable {
                 triangle(a0, b1, a1)
             }
         }
-        for eye in features[2...3] {
-            let centre = eye.reduce(Vec2(), +) / Float(eye.count)
-            for i in 0..<eye.count {
-                triangle(centre, centre + (eye[i] - centre) * 1.4, centre + (eye[(i + 1) % eye.count] - centre) * 1.4)
-            }
-        }
-        return out
+        return out + eyeFans(grownBy: 1.4)
     }
 
     /// The face and forehead (`faceTriangles(margin:)`) as a width×height mask (255 inside).

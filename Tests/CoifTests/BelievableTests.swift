@@ -320,6 +320,51 @@ final class BelievableTests: XCTestCase {
         XCTAssertLessThan(distance(beside, wall), distance(beside, skin), "beside her neck is the wall")
     }
 
+    /// A heavy fringe over the brows (`portraits/barbershop_16`, `ctrlhair …08125`): the plate takes the fringe
+    /// away over the brows too (it kept it in the brows' windows: orange streaks and dark smudges, eye make-up
+    /// gone wrong) and draws brows back there, darker than the forehead it filled above them; the eyes' own
+    /// windows keep their bytes.
+    func testAFringeOverTheBrowsGivesWayToDrawnBrows() throws {
+        for name in ["barbershop_16.png", "ctrlhair_CelebaMask_HQ___08125.png"] {
+            let (analysis, removed) = try portraitPlate(name)
+            let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate), photo = analysis.frame.image
+            let person = try XCTUnwrap(removed.person), width = photo.width
+            let eyes = HeadSilhouette.mask(width: width, height: photo.height, triangles: person.eyeTriangles)
+            func luminance(_ image: PixelImage, _ i: Int) -> Double {
+                0.2126 * Double(image.pixels[3 * i]) + 0.7152 * Double(image.pixels[3 * i + 1]) + 0.0722 * Double(image.pixels[3 * i + 2])
+            }
+            // Within 0.04 of the face's half-width of a brow's points (the middle three), and a band of forehead
+            // half the middle third above the brows.
+            let brows = person.features[0...1].flatMap { $0[1...3] }
+            var fringe = 0, changed = 0, browLevel = 0.0, foreheadLevel = 0.0, foreheadCount = 0
+            for i in 0..<(width * photo.height) {
+                let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+                let near = brows.contains { (($0 - p) * ($0 - p)).sum().squareRoot() < 0.04 * person.halfWidth }
+                if near && own.matte[i] >= 0.8 && eyes[i] == 0 {
+                    fringe += 1
+                    if (0..<3).contains(where: { plate.pixels[3 * i + $0] != photo.pixels[3 * i + $0] }) { changed += 1 }
+                    browLevel += luminance(plate, i)
+                }
+                let up = person.local(p).up, across = abs(person.local(p).across)
+                if up > 0.4 * person.middleThird, up < 0.9 * person.middleThird, across < 0.5 * person.halfWidth {
+                    foreheadLevel += luminance(plate, i)
+                    foreheadCount += 1
+                }
+            }
+            print(String(format: "BelievableTests: %@: %d fringe px over the brows, %d changed; brow %.0f, forehead %.0f", name, fringe, changed,
+                         browLevel / Double(max(fringe, 1)), foreheadLevel / Double(max(foreheadCount, 1))))
+            XCTAssertGreaterThan(fringe, 20, "\(name): the fringe lies over the brows")
+            XCTAssertGreaterThan(Double(changed), 0.9 * Double(fringe), "\(name): the fringe over the brows is taken away")
+            XCTAssertLessThan(browLevel / Double(fringe), 0.85 * foreheadLevel / Double(foreheadCount), "\(name): brows drawn there")
+            // The eyes' windows are kept: the landmarks' eye centres keep their bytes.
+            let centres = Landmarks68.eyeCentres(analysis.chosen.landmarks)
+            for eye in [centres.left, centres.right] {
+                let i = Int(eye.y.rounded()) * width + Int(eye.x.rounded())
+                XCTAssertEqual(Array(plate.pixels[3 * i..<3 * i + 3]), Array(photo.pixels[3 * i..<3 * i + 3]), "\(name): an eye kept")
+            }
+        }
+    }
+
     /// On a real photo the plate never changes a pixel the parse labels brow, eye, glasses, ear, earring, nose
     /// or mouth, and it keeps the landmarks' eyes and brows even where the removal reaches them.
     func testPlateNeverPaintsOverTheFacesFeatures() throws {
