@@ -3,7 +3,9 @@
 
 Each parser gets real seed inputs (Debian's astronaut.png and messi5.jpg; the shared test data's TressFX
 grooms and AFLW2000-3D .mat files when $COIF_TESTDATA, default ../shared/testdata, holds them; USC-HairSalon
-.data, OBJ curves, glTF curves, OBJ hair cards and golden manifests made here). A case mutates one seed
+.data, OBJ curves, glTF curves, OBJ hair cards, golden manifests and user catalogs made here; the installed
+face-mesh network in a model cache of its own). Output-overlap cases are not mutated: each names an input as
+an output and must be exit 22 with the input unchanged. A case mutates one seed
 (bit flips, interesting integers, truncation, inserted/deleted/duplicated runs, numbers in text swapped for
 nan/inf/huge values; for PNG also chunk CRCs repaired so header mutations reach the decoder, and headers
 claiming huge sizes, as a decompression bomb's do) and runs one command on
@@ -21,6 +23,7 @@ when any case failed, keeping each failing input (and the command) under --keep.
 import argparse
 import base64
 import concurrent.futures
+import hashlib
 import json
 import math
 import os
@@ -111,6 +114,13 @@ def gltf_curves(strands):
            "meshes": [{"primitives": primitives}], "accessors": accessors, "bufferViews": views,
            "buffers": [{"byteLength": len(data), "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()}]}
     return json.dumps(doc, indent=1).encode()
+
+
+def user_catalog():
+    """A user catalog (as `coif groom import --out DIR` writes) naming one groom, styles/mine.obj."""
+    return json.dumps({"default": "mine", "styles": [
+        {"name": "mine", "file": "styles/mine.obj", "description": "fuzz", "tags": ["short"], "guides": 60,
+         "pointsPerGuide": 8, "rootWidthMm": 0.3, "tipWidthMm": 0.1}]}, indent=1).encode()
 
 
 def golden_manifest():
@@ -223,17 +233,74 @@ def parsers(testdata):
         out.append(("mat", seeds, False, lambda f, o, i: (["eval", "pose", os.path.dirname(f)], [])))
     out.append(("golden-manifest", [("cases.json", golden_manifest())], True,
                 lambda f, o, i: (["golden", "verify", f, "--dir", o + "/goldens"], [])))
+
+    # A user catalog, mutated, beside a sound groom: `coif styles` reads it; every 4th case a small preview
+    # of its style.
+    def catalog(f, o, i):
+        folder = os.path.dirname(f)
+        os.makedirs(os.path.join(folder, "styles"), exist_ok=True)
+        with open(os.path.join(folder, "styles", "mine.obj"), "wb") as g:
+            g.write(obj_curves(strands))
+        if i % 4 == 3:
+            return ["preview", "mine", "--styles", folder, "--size", "64", "--strands", "300", "-o", o + "/p.png"], [o + "/p.png"]
+        return ["styles", "--styles", folder], []
+    out.append(("catalog", [("catalog.json", user_catalog())], True, catalog))
+
+    # The model cache: the face mesh's network, mutated, in a cache folder of its own (the other models
+    # linked in); half the cases keep its sidecar (the digest refuses it), half have one written for the
+    # mutated bytes (OpenCV's ONNX reader and the outputs' shape check see it). `coif landmarks` loads it.
+    cache = os.environ.get("COIF_MODELS") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "coif", "models")
+    mesh = os.path.join(cache, "face-mesh-468.onnx")
+    if os.path.exists(mesh) and png:
+        def model(f, o, i):
+            folder = os.path.dirname(f)
+            for name in os.listdir(cache):
+                if not name.startswith("face-mesh-468.onnx"):
+                    os.symlink(os.path.join(cache, name), os.path.join(folder, name))
+            data = open(f, "rb").read()
+            sidecar = open(mesh + ".sha256").read() if i % 2 else "%s %d face-mesh-468.onnx\n" % (hashlib.sha256(data).hexdigest(), len(data))
+            with open(f + ".sha256", "w") as g:
+                g.write(sidecar)
+            return ["landmarks", ASTRONAUT], [], {"COIF_MODELS": folder}
+        out.append(("model-cache", [("face-mesh-468.onnx", open(mesh, "rb").read())], False, model))
+
+    # Outputs that are inputs (not mutated): each must be refused with exit 22 before any work, the input
+    # left as it was.
+    if png:
+        def overlap(f, o, i):
+            folder = os.path.dirname(f)
+            other = os.path.join(folder, "b.png")
+            shutil.copy(f, other)
+            groom_path = os.path.join(folder, "styles", "mine.obj")
+            os.makedirs(os.path.dirname(groom_path), exist_ok=True)
+            with open(groom_path, "wb") as g:
+                g.write(obj_curves(strands))
+            forms = [
+                (["diff", f, other, "--heatmap", f], [f]),
+                (["diff", f, other, "--heatmap", other], [other]),
+                (["render", f, "-o", f], [f]),
+                (["recolor", f, "--color", "red", "-o", f], [f]),
+                (["sheet", f, "--style", groom_path, "-o", groom_path], [groom_path]),
+                (["groom", "import", groom_path, "-o", "mine", "--out", folder], [groom_path]),
+                (["render", f, "--style", groom_path, "-o", groom_path], [groom_path]),
+                (["preview", groom_path, "-o", groom_path], [groom_path]),
+            ]
+            argv, kept = forms[i % len(forms)]
+            return argv, [], {}, kept
+        out.append(("output-overlap", png, None, overlap))
     return out, aflw
 
 
-def run_case(coif, argv, out_dir, expected, timeout_s, memory_bytes, allowed):
+def run_case(coif, argv, out_dir, expected, timeout_s, memory_bytes, allowed, env=None, kept=None):
     def limits():
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    before = {k: hashlib.sha256(open(k, "rb").read()).hexdigest() for k in (kept or [])}
     start = time.monotonic()
     try:
         p = subprocess.run([coif] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout_s,
-                           preexec_fn=limits, start_new_session=True)
+                           preexec_fn=limits, start_new_session=True, env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         return "hang (over %.0f s)" % timeout_s, None, time.monotonic() - start
     seconds = time.monotonic() - start
@@ -245,6 +312,12 @@ def run_case(coif, argv, out_dir, expected, timeout_s, memory_bytes, allowed):
     lines = p.stderr.decode(errors="replace").splitlines()
     if len(lines) > 1:
         return "%d lines on stderr: %s" % (len(lines), " | ".join(lines[:3])[:300]), rc, seconds
+    if kept is not None:
+        if rc != 22:
+            return "exit %d where an output that is an input is 22: %s" % (rc, p.stderr.decode(errors="replace")[:300]), rc, seconds
+        changed = [k for k in kept if not os.path.exists(k) or hashlib.sha256(open(k, "rb").read()).hexdigest() != before[k]]
+        if changed:
+            return "input changed: %s" % ", ".join(changed), rc, seconds
     left = sorted(os.path.join(d, n) for d, _, names in os.walk(out_dir) for n in names)
     stray = [f for f in left if rc != 0 or f not in expected]
     if stray:
@@ -280,7 +353,7 @@ def main():
             for i in range(args.cases):
                 rng = random.Random("%d/%s/%d" % (args.seed, name, i))
                 seed_name, seed_bytes = seeds[i % len(seeds)]
-                data = mutate(seed_bytes, rng, text)
+                data = seed_bytes if text is None else mutate(seed_bytes, rng, text)
                 if name == "png":
                     roll = rng.random()
                     data = png_bomb(seed_bytes, rng) if roll < 0.25 else fix_png_crcs(data) if roll < 0.6 else data
@@ -293,12 +366,15 @@ def main():
                     shutil.copy(os.path.join(aflw, seed_name[:-4] + ".jpg"), in_dir)
                 with open(path, "wb") as f:
                     f.write(data)
-                argv, expected = command(path, out_dir, i)
-                cases.append((i, path, argv, out_dir, expected))
+                made = command(path, out_dir, i)
+                argv, expected = made[0], made[1]
+                env = made[2] if len(made) > 2 else None
+                kept = made[3] if len(made) > 3 else None
+                cases.append((i, path, argv, out_dir, expected, env, kept))
             failures, codes, slowest = [], {}, 0.0
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                futures = {pool.submit(run_case, coif, argv, out_dir, expected, args.timeout_s,
-                                       args.memory_mib << 20, allowed): (i, path, argv) for i, path, argv, out_dir, expected in cases}
+                futures = {pool.submit(run_case, coif, argv, out_dir, expected, args.timeout_s, args.memory_mib << 20,
+                                       allowed, env, kept): (i, path, argv) for i, path, argv, out_dir, expected, env, kept in cases}
                 for future in concurrent.futures.as_completed(futures):
                     i, path, argv = futures[future]
                     problem, rc, seconds = future.result()
