@@ -150,7 +150,8 @@ public struct OwnHair: Sendable {
     }
 
     /// The classes, as the network numbers them.
-    public static let background: UInt8 = 0, skin: UInt8 = 1, neck: UInt8 = 14, cloth: UInt8 = 16, hair: UInt8 = 17, hat: UInt8 = 18,
+    public static let background: UInt8 = 0, skin: UInt8 = 1, brows: ClosedRange<UInt8> = 2...3, neck: UInt8 = 14, cloth: UInt8 = 16,
+                      hair: UInt8 = 17, hat: UInt8 = 18,
                       unknown: UInt8 = 255
 
     /// Several faces' parses in one photo: the larger matte and, where a parse says more than "background"
@@ -288,11 +289,19 @@ public enum HairPlate {
             return Vec3(r, g, srgbToLinear(Float(pixels[3 * i + 2]) / 255))
         }
         func norm(_ v: Vec2) -> Float { (v * v).sum().squareRoot() }
+        // Over the head's neighbourhood (four half-widths of the face about the brows), not the whole frame:
+        // the same colours, and a 10-megapixel photo's loop stays small.
         var browSum = Vec3(), browCount: Float = 0, hairSum = Vec3(), hairCount: Float = 0
-        for i in 0..<(width * height) {
-            let c = hair.classes[i]
-            if (c == 2 || c == 3) && hair.matte[i] < 0.3 { browSum += linear(photo, i); browCount += 1 }
-            if hair.matte[i] > 0.9 { hairSum += linear(photo, i); hairCount += 1 }
+        let reach = 4 * person.halfWidth
+        let left = max(0, Int(person.browCentre.x - reach)), right = min(width, Int(person.browCentre.x + reach) + 1)
+        let top = max(0, Int(person.browCentre.y - reach)), bottom = min(height, Int(person.browCentre.y + reach) + 1)
+        guard left < right, top < bottom else { return }
+        for y in top..<bottom {
+            for x in left..<right {
+                let i = y * width + x, c = hair.classes[i]
+                if OwnHair.brows.contains(c) && hair.matte[i] < 0.3 { browSum += linear(photo, i); browCount += 1 }
+                if hair.matte[i] > 0.9 { hairSum += linear(photo, i); hairCount += 1 }
+            }
         }
         let colour: Vec3
         if browCount >= 30 { colour = browSum / browCount } else if hairCount >= 30 { colour = hairSum / hairCount * 0.7 } else { return }
