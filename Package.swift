@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "CoifTests",
             dependencies: ["CoifPipeline", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
-                           "CoifGPU", "CoifRender", "CoifAssets", "CVision"]
+                           "CoifGPU", "CoifRender", "CoifAssets", "CVision", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     cxxLanguageStandard: .cxx17

@@ -22,23 +22,31 @@ final class HairLookTests: XCTestCase {
                                 ambientRadiance: Vec3(0.3, 0.31, 0.33), exposure: 1), Lighting())
     }
 
+    /// Every field of the look is settable from outside CoifRender, and each one on its own changes the look
+    /// (a field that `==` ignored, or a setter that wrote elsewhere, fails here, naming the field).
     func testEveryFieldIsSettable() throws {
-        var look = HairLook(color: try HairColor.parse("black"))
-        look.shading.recipe = HairRecipe(melanin: 0.3, redness: 0.5)
-        look.shading.longitudinalRoughness = 0.3
-        look.shading.azimuthalRoughness = 0.4
-        look.shading.cuticleTiltDegrees = 3
-        look.shading.indexOfRefraction = 1.5
-        look.shading.colorVariation = 0
-        look.shading.rootOcclusion = 0.5
-        look.shading.tipFade = 0.2
-        look.shading.clumpVariation = 0
-        look.lighting.keyDirection = Vec3(0, 1, 0)
-        look.lighting.keyRadiance = Vec3(2, 2, 2)
-        look.lighting.fillDirection = Vec3(1, 0, 0)
-        look.lighting.fillRadiance = Vec3(0, 0, 0)
-        look.lighting.ambientRadiance = Vec3(0.1, 0.1, 0.1)
-        look.lighting.exposure = 0.8
-        XCTAssertNotEqual(look, HairLook(color: try HairColor.parse("black")))
+        let base = HairLook(color: try HairColor.parse("black"))
+        let edits: [(String, (inout HairLook) -> Void)] = [
+            ("recipe", { $0.shading.recipe = HairRecipe(melanin: 0.3, redness: 0.5) }),
+            ("longitudinalRoughness", { $0.shading.longitudinalRoughness = 0.3 }),
+            ("azimuthalRoughness", { $0.shading.azimuthalRoughness = 0.4 }),
+            ("cuticleTiltDegrees", { $0.shading.cuticleTiltDegrees = 3 }),
+            ("indexOfRefraction", { $0.shading.indexOfRefraction = 1.5 }),
+            ("colorVariation", { $0.shading.colorVariation = 0 }),
+            ("rootOcclusion", { $0.shading.rootOcclusion = 0.5 }),
+            ("tipFade", { $0.shading.tipFade = 0.2 }),
+            ("clumpVariation", { $0.shading.clumpVariation = 0 }),
+            ("keyDirection", { $0.lighting.keyDirection = Vec3(0, 1, 0) }),
+            ("keyRadiance", { $0.lighting.keyRadiance = Vec3(2, 2, 2) }),
+            ("fillDirection", { $0.lighting.fillDirection = Vec3(1, 0, 0) }),
+            ("fillRadiance", { $0.lighting.fillRadiance = Vec3(0, 0, 0) }),
+            ("ambientRadiance", { $0.lighting.ambientRadiance = Vec3(0.1, 0.1, 0.1) }),
+            ("exposure", { $0.lighting.exposure = 0.8 }),
+        ]
+        for (field, edit) in edits {
+            var look = base
+            edit(&look)
+            XCTAssertNotEqual(look, base, "setting \(field) changes the look")
+        }
     }
 }
