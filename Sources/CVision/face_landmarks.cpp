@@ -4,6 +4,7 @@
 
 #include "face_cache.h"
 #include "face_dlib.h"
+#include "message.h"
 
 #include <cstdio>
 #include <cstring>
@@ -97,9 +98,7 @@ namespace {
 
 using namespace coif_vision;
 
-void set_message(char *message, size_t message_len, const char *text) {
-    if (message && message_len > 0) snprintf(message, message_len, "%s", text);
-}
+using cvision::set_message;
 
 const char *const kDefaultModelError = "cannot load shape predictor";
 

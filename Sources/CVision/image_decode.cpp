@@ -9,6 +9,7 @@
 // status plus a short message for the caller.
 
 #include "CVision.h"
+#include "message.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,9 +29,7 @@
 
 namespace {
 
-void set_message(char *message, size_t message_len, const char *text) {
-    if (message && message_len > 0) snprintf(message, message_len, "%s", text);
-}
+using cvision::set_message;
 
 // ── Bounded input ───────────────────────────────────────────────────────────────────────────
 

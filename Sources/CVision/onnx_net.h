@@ -4,6 +4,8 @@
 #ifndef COIF_CVISION_ONNX_NET_H
 #define COIF_CVISION_ONNX_NET_H
 
+#include "message.h"
+
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
@@ -16,10 +18,7 @@
 
 namespace cvision {
 
-// Writes `text` into `message` (NUL-terminated, cut to `len`); nothing when there is no buffer.
-inline void set_message(char *message, size_t len, const std::string &text) {
-    if (message && len > 0) std::snprintf(message, len, "%s", text.c_str());
-}
+inline void set_message(char *message, size_t len, const std::string &text) { set_message(message, len, text.c_str()); }
 
 // OpenCV's thread count, the same on every machine (see read_onnx): 4, about what a network's layers at
 // Coif's input sizes (192² to 512²) gain from.

@@ -15,3 +15,13 @@ import Darwin
 @inlinable public func linearToSrgb(_ c: Float) -> Float {
     c <= 0.0031308 ? c * 12.92 : 1.055 * powf(c, 1 / 2.4) - 0.055
 }
+
+/// IEC 61966-2-1 sRGB decode, in double precision (the image comparison's colour difference).
+@inlinable public func srgbToLinear(_ c: Double) -> Double {
+    c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+}
+
+/// IEC 61966-2-1 sRGB encode, in double precision.
+@inlinable public func linearToSrgb(_ c: Double) -> Double {
+    c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1 / 2.4) - 0.055
+}

@@ -2,6 +2,7 @@
 // Implemented from G. Sharma, W. Wu, E. N. Dalal, "The CIEDE2000 Color-Difference Formula: Implementation
 // Notes, Supplementary Test Data, and Mathematical Observations", Color Res. Appl. 30(1), 2005 — equation
 // numbers below are that paper's. Checked against its published test pairs (DiffTests).
+import CoifCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,17 +35,11 @@ public struct LabColor: Sendable, Equatable {
 public enum CIEDE2000 {
     /// The sRGB transfer function: an 8-bit-scale encoded value 0…255 → linear 0…1.
     @inline(__always)
-    public static func linear(fromEncoded v: Double) -> Double {
-        let c = v / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
-    }
+    public static func linear(fromEncoded v: Double) -> Double { srgbToLinear(v / 255) }
 
     /// Linear 0…1 → sRGB-encoded on the 8-bit scale 0…255 (not rounded).
     @inline(__always)
-    public static func encoded(fromLinear c: Double) -> Double {
-        let v = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1 / 2.4) - 0.055
-        return 255 * v
-    }
+    public static func encoded(fromLinear c: Double) -> Double { 255 * linearToSrgb(c) }
 
     /// ΔE00 by the fast path the image comparison uses for its mean (`FastDeltaE`): agrees with
     /// `difference` to about 1e-9 relative.
