@@ -71,15 +71,10 @@ public final class TriangleMesh {
     public init(context: GPUContext, interleaved: [Float], indices: [UInt32], withScalar: Bool = false) {
         self.context = context
         context.ensureCurrent()
-        var vao: GLuint = 0
-        glGenVertexArrays(1, &vao)
-        vertexArray = vao
-        glBindVertexArray(vao)
-        glGenBuffers(2, &buffers)
+        (vertexArray, buffers[1]) = boundVertexArray(indices: indices)
+        glGenBuffers(1, &buffers[0])
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffers[0])
         interleaved.withUnsafeBytes { glBufferData(GLenum(GL_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
-        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffers[1])
-        indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
         let stride = GLsizei((withScalar ? 7 : 6) * MemoryLayout<Float>.size)
         glEnableVertexAttribArray(0)
         glVertexAttribPointer(0, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, nil)
@@ -101,11 +96,7 @@ public final class TriangleMesh {
         glDeleteVertexArrays(1, &vao)
     }
 
-    public func draw() {
-        glBindVertexArray(vertexArray)
-        glDrawElements(GLenum(GL_TRIANGLES), indexCount, GLenum(GL_UNSIGNED_INT), nil)
-        glBindVertexArray(0)
-    }
+    public func draw() { drawIndexedTriangles(vertexArray, count: indexCount) }
 }
 
 /// A vertex array with no attributes and an element buffer: for shaders that fetch their own data by
@@ -119,13 +110,7 @@ public final class IndexedDraw {
     public init(context: GPUContext, indices: [UInt32]) {
         self.context = context
         context.ensureCurrent()
-        var vao: GLuint = 0
-        glGenVertexArrays(1, &vao)
-        vertexArray = vao
-        glBindVertexArray(vao)
-        glGenBuffers(1, &buffer)
-        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffer)
-        indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
+        (vertexArray, buffer) = boundVertexArray(indices: indices)
         glBindVertexArray(0)
         indexCount = Int32(indices.count)
     }
@@ -140,9 +125,24 @@ public final class IndexedDraw {
     /// Bytes of GPU memory the index buffer holds.
     public var byteCount: Int { Int(indexCount) * MemoryLayout<UInt32>.size }
 
-    public func drawTriangles() {
-        glBindVertexArray(vertexArray)
-        glDrawElements(GLenum(GL_TRIANGLES), indexCount, GLenum(GL_UNSIGNED_INT), nil)
-        glBindVertexArray(0)
-    }
+    public func drawTriangles() { drawIndexedTriangles(vertexArray, count: indexCount) }
+}
+
+/// A new vertex array, left bound, with `indices` uploaded as its element buffer (which the vertex array
+/// records): what TriangleMesh and IndexedDraw share. The caller adds its attributes, then unbinds.
+private func boundVertexArray(indices: [UInt32]) -> (vertexArray: GLuint, elementBuffer: GLuint) {
+    var vao: GLuint = 0, buffer: GLuint = 0
+    glGenVertexArrays(1, &vao)
+    glBindVertexArray(vao)
+    glGenBuffers(1, &buffer)
+    glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), buffer)
+    indices.withUnsafeBytes { glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), $0.count, $0.baseAddress, GLenum(GL_STATIC_DRAW)) }
+    return (vao, buffer)
+}
+
+/// `count` indices of `vertexArray`'s element buffer drawn as triangles.
+private func drawIndexedTriangles(_ vertexArray: GLuint, count: Int32) {
+    glBindVertexArray(vertexArray)
+    glDrawElements(GLenum(GL_TRIANGLES), count, GLenum(GL_UNSIGNED_INT), nil)
+    glBindVertexArray(0)
 }
