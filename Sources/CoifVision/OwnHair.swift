@@ -231,13 +231,15 @@ public enum HairPlate {
         let reach = max(1, Int((hair.crop.side * 0.008).rounded()))
         var protect = [Float](repeating: 0, count: width * height)
         if let box = Self.box(of: featureTriangles, grownBy: reach + 6 * reach + 2, width: width, height: height) {
-            /// `triangles`' windows over the box, grown by `reach` and softened.
+            /// `triangles`' windows over the box (rasterised there, not over the whole frame), grown by `reach`
+            /// and softened.
             func softened(_ triangles: [Float]) -> [Float] {
-                let windows = HeadSilhouette.mask(width: width, height: height, triangles: triangles)
-                var local = [Float](repeating: 0, count: box.width * box.height)
-                for y in 0..<box.height {
-                    for x in 0..<box.width { local[y * box.width + x] = Float(windows[(box.y + y) * width + box.x + x]) / 255 }
+                var shifted = triangles
+                for k in stride(from: 0, to: shifted.count, by: 2) {
+                    shifted[k] -= Float(box.x)
+                    shifted[k + 1] -= Float(box.y)
                 }
+                var local = HeadSilhouette.mask(width: box.width, height: box.height, triangles: shifted).map { Float($0) / 255 }
                 local = maxFilter(local, width: box.width, height: box.height, radius: reach)
                 cv_soften(&local, Int32(box.width), Int32(box.height), Float(2 * reach))
                 return local
@@ -276,7 +278,7 @@ public enum HairPlate {
         return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
     }
 
-    /// Brows where the fill replaced a fringe over them: a stroke along each brow's five landmarks, up to 0.12
+    /// Brows where the fill replaced a fringe over them: a stroke along each brow's five landmarks, up to 0.13
     /// of the face's half-width thick a third of the way out from the inner end and thin at the tail, in the
     /// colour of the person's own visible brow pixels (the parse's brow classes, matte under 0.3) or, where
     /// fewer than 30 show, the own hair's at 70%; drawn at up to 85% over the fill with a grain of hairs
