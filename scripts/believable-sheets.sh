@@ -2,7 +2,7 @@
 # Contact sheets of the four judged styles (buzz-cut, pixie, bob, long-wavy) on eight varied portraits from the
 # shared test data, and `coif eval believable` over all of its portraits, for looking at locally. The
 # portraits' licences do not allow publishing renders of them (shared/testdata MANIFEST section 7), so these
-# stay in out/believable/ and are not committed; the README's committed pictures use Debian's photos.
+# stay in out/believable/ and are not committed; the committed pictures in docs/ use Debian's photos.
 # usage: believable-sheets.sh [COIF]   (COIF_TESTDATA: the shared test data, default ../shared/testdata)
 set -euo pipefail
 coif=${1:-.build/release/coif}

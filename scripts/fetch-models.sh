@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches and converts Coif's neural models once into the model cache (see README, "Models"). Run by
+# Fetches and converts Coif's neural models once into the model cache (see docs/vision.md, "Models"). Run by
 # `make models` (part of `make setup`); never at run time. Each download is checked against the SHA-256
 # pinned here before anything is unpacked; each converted model gets a sidecar NAME.sha256 (its SHA-256 and
 # size) that Coif checks before use. Re-running is cheap: a model whose sidecar matches is kept.

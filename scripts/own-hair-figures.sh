@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's own-hair pictures (docs/own-hair-*.png) from real photos: Debian's astronaut and
+# Regenerates docs/own-hair.md's pictures (docs/own-hair-*.png) from real photos: Debian's astronaut and
 # messi5, and the shared test data's Tom Cruise and Einstein when present. usage: own-hair-figures.sh [COIF]
 set -euo pipefail
 coif=${1:-.build/release/coif}

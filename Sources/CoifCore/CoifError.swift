@@ -10,7 +10,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAnImage(path: String, reason: String)
     /// A recognised image that is truncated or damaged.
     case corruptImage(path: String, reason: String)
-    /// An image over Coif's limits (README, "Hostile input"): more pixels than its header may claim, or a
+    /// An image over Coif's limits (docs/hostile-input.md): more pixels than its header may claim, or a
     /// file or stream longer than an image file may be. Refused before its pixels are allocated.
     case imageTooLarge(path: String, reason: String)
     /// Two images that must have the same size (a comparison, a mask) do not; `detail` gives both sizes.
@@ -28,6 +28,9 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedColor(spec: String, reason: String)
     /// A numeric or enumerated option is out of its range.
     case invalidOption(name: String, reason: String)
+    /// A batch job file that cannot run whole (malformed, an unknown style, a missing photo, two items into
+    /// one output…): refused before anything renders. `reason` names the item.
+    case jobRefused(path: String, reason: String)
     /// The output's directory does not exist, or is not writable.
     case outputNotWritable(path: String, reason: String)
     /// No EGL display/context with OpenGL ES 3.x could be made.
@@ -51,6 +54,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownStyle: return 20
         case .malformedColor: return 21
         case .invalidOption: return 22
+        case .jobRefused: return 23
         case .outputNotWritable: return 30
         case .gpuUnavailable: return 40
         case .shaderFailed: return 41
@@ -74,6 +78,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
             return "style '\(name)': unknown (known: \(known.joined(separator: ", ")))"
         case .malformedColor(let spec, let reason): return "color '\(spec)': \(reason)"
         case .invalidOption(let name, let reason): return "\(name): \(reason)"
+        case .jobRefused(let path, let reason): return "\(path): job refused: \(reason)"
         case .outputNotWritable(let path, let reason): return "\(path): cannot write output (\(reason))"
         case .gpuUnavailable(let reason): return "GPU: no OpenGL ES 3 context (\(reason))"
         case .shaderFailed(let file, let log): return "shader \(file): \(log)"

@@ -235,7 +235,7 @@ public struct StyleCatalog: Sendable, Codable, Equatable {
         case styles
     }
 
-    /// The ranges a catalog entry's numbers must lie in (README, Hostile input): a million guide strands, a
+    /// The ranges a catalog entry's numbers must lie in (docs/hostile-input.md): a million guide strands, a
     /// thousand points each, widths up to 10 mm (a card), coils up to 100 mm.
     public static let guideRange = 1...1_000_000
     public static let pointsPerGuideRange = 2...1_000

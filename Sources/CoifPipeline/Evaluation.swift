@@ -137,7 +137,7 @@ public struct AFLWGroundTruth: Sendable {
 /// and take Coif's head frame into AFLW's: `F · R_coif · H⁻¹ = Rx(−pitch) · Ry(−yaw) · Rz(−roll)`.
 /// H is the rotation that best aligns Coif's 68 reference points to the mean of the frontalised
 /// pt3d_68 shapes (Kabsch): 8.58° about +x (0.26 mm RMS after it): Coif's reference points are pitched
-/// 8.6° chin-down relative to AFLW's frontal (see README, "Proposed head-landmark change").
+/// 8.6° chin-down relative to AFLW's frontal (see docs/vision.md, "Measuring the vision": the pose convention).
 /// Signs: AFLW yaw has the opposite sign of Coif's `yawDegrees` (AFLW + = nose toward image left);
 /// AFLW pitch + = chin up, as Coif's; AFLW roll + = counter-clockwise in the image, opposite to Coif's.
 public enum AFLWPose {

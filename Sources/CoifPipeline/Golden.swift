@@ -13,8 +13,9 @@ import CoifMedia
 import CoifRender
 import Foundation
 
-/// One case of a manifest. JSON: {"name", "photo", "style", "color", "seed", "flags": {"fovDegrees",
-/// "detail"}, "tolerance": {…}}; only name, photo and color are required.
+/// One case of a manifest. JSON: {"name", "photo", "style", "color", "seed", "flags": {…}, "tolerance": {…}};
+/// only name, photo and color are required. `flags` are RenderSettings, `coif render`'s flags by name
+/// ("fovDegrees", "detail", "keepOwnHair", "noShadows", …), as a batch job's settings.
 public struct GoldenCase: Codable, Sendable, Equatable {
     public var name: String
     /// Relative to the manifest's directory, or absolute.
@@ -24,7 +25,7 @@ public struct GoldenCase: Codable, Sendable, Equatable {
     public var color: String
     /// nil = 1, as `coif render`.
     public var seed: UInt64?
-    public var flags: GoldenFlags?
+    public var flags: RenderSettings?
     public var tolerance: GoldenTolerance?
 }
 
@@ -41,14 +42,9 @@ extension GoldenCase {
             throw DecodingError.dataCorruptedError(forKey: .seed, in: c,
                                                    debugDescription: "bad seed: must be a whole number 0…18446744073709551615")
         }
-        flags = try c.decodeIfPresent(GoldenFlags.self, forKey: .flags)
+        flags = try c.decodeIfPresent(RenderSettings.self, forKey: .flags)
         tolerance = try c.decodeIfPresent(GoldenTolerance.self, forKey: .tolerance)
     }
-}
-
-public struct GoldenFlags: Codable, Sendable, Equatable {
-    public var fovDegrees: Double?
-    public var detail: Double?
 }
 
 /// How far a render may drift from its reference across renderers (see the file comment).
@@ -202,9 +198,8 @@ public final class GoldenRunner {
     /// `coif render` checks its flags.
     public func job(_ c: GoldenCase, in manifest: GoldenManifest) throws -> TryOnJob {
         var job = TryOnJob(photoPath: manifest.photoPath(c), style: c.style, color: try HairColor.parse(c.color))
-        job.seed = c.seed ?? 1
-        job.fieldOfViewDegrees = c.flags?.fovDegrees
-        job.detail = c.flags?.detail ?? 1
+        try c.flags?.apply(to: &job)
+        if let seed = c.seed { job.seed = seed }
         return job
     }
 
@@ -224,7 +219,7 @@ public final class GoldenRunner {
         var analyses: [String: [PhotoAnalysis]] = [:]
         var rendered: [RenderedCase] = []
         for (c, job) in zip(manifest.cases, jobs) {
-            let key = "\(job.input.name)|\(job.fieldOfViewDegrees.map { String($0) } ?? "-")"
+            let key = "\(job.input.name)|\(job.face)|\(job.fieldOfViewDegrees.map { String($0) } ?? "-")"
             var timing = FrameTiming()
             let analysis: [PhotoAnalysis]
             if let cached = analyses[key] {

@@ -2,7 +2,7 @@
 // about the output: of the own hair that the new style does not cover (the photo's own-hair matte ≥ 0.5
 // where the new hair's matte < 0.1), what share does it label hair or hat? Measured with the own hair kept
 // (the old behaviour) and removed, per photo and style. The judge is the network at its 512² input, so this
-// says the hair is gone to a parser of that kind; the README's pictures say what a person sees.
+// says the hair is gone to a parser of that kind; the pictures in docs/own-hair.md say what a person sees.
 import CoifCore
 import CoifGroom
 import CoifMedia

@@ -65,6 +65,13 @@ public struct PhotoAnalysis: Sendable {
     }
 }
 
+/// A frame's own hair, parsed, with its faces resized to the person's heads: what a plate is filled from.
+public struct ParsedOwnHair: Sendable {
+    public var analyses: [PhotoAnalysis]
+    public var hair: OwnHair
+    public var persons: [PersonHead?]
+}
+
 /// The outcome of a still.
 public struct TryOnResult: Sendable {
     public var images: CompositeImages
@@ -293,8 +300,20 @@ public final class TryOnEngine {
 
     static func removeOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel, seed: UInt64,
                               timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        guard let first = analyses.first else { return analyses }
-        let frame = first.frame
+        guard !analyses.isEmpty else { return analyses }
+        let parsed = try parseOwnHair(analyses, parser: parser, analyzer: analyzer, head: head, timing: &timing)
+        return try fillPlate(parsed, head: head, seed: seed, timing: &timing)
+    }
+
+    /// parse: the own hair of a frame's analysed faces, and each face resized to the person's head and given
+    /// its own hairline. Seed-free: a batch keeps it per photo and fills a plate per seed from it.
+    public func parseOwnHair(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
+        try Self.parseOwnHair(analyses, parser: try faceParser(), analyzer: analyzer, head: head, timing: &timing)
+    }
+
+    static func parseOwnHair(_ analyses: [PhotoAnalysis], parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel,
+                             timing: inout FrameTiming) throws -> ParsedOwnHair {
+        let frame = analyses[0].frame
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
         var sized = analyses
         for i in sized.indices {
@@ -305,6 +324,17 @@ public final class TryOnEngine {
             PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: frame.image.width,
                                                                                height: frame.image.height)
         }
+        return ParsedOwnHair(analyses: sized, hair: hair, persons: persons)
+    }
+
+    /// plate: the photo with the parsed own hair taken away (its fill depends on the seed), and the scalp hair.
+    public func fillPlate(_ parsed: ParsedOwnHair, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try Self.fillPlate(parsed, head: head, seed: seed, timing: &timing)
+    }
+
+    static func fillPlate(_ parsed: ParsedOwnHair, head: HeadModel, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        let sized = parsed.analyses, persons = parsed.persons, hair = parsed.hair
+        let frame = sized[0].frame
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
             let heads = zip(sized, persons).compactMap { analysis, person -> (person: PersonHead, skull: [UInt8])? in
                 guard let person else { return nil }

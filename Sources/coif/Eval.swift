@@ -71,7 +71,7 @@ struct EvalPose: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pose",
         abstract: "Head-pose error against AFLW2000-3D ground truth (imageN.jpg + imageN.mat).",
-        discussion: "Angles are degrees in AFLW2000-3D's own convention (Pose_Para = pitch, yaw, roll; see README, \"Measuring the vision\"): AFLW yaw is the negative of `coif landmarks` yaw."
+        discussion: "Angles are degrees in AFLW2000-3D's own convention (Pose_Para = pitch, yaw, roll; see docs/vision.md, \"Measuring the vision\"): AFLW yaw is the negative of `coif landmarks` yaw."
     )
     @Argument(help: "A directory of imageN.jpg + imageN.mat (MATLAB v5, Pose_Para and pt3d_68).")
     var directory: String
@@ -268,7 +268,7 @@ struct EvalBelievable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "believable",
         abstract: "Whether the whole head reads as the person wearing the style: bared scalp, the fill's halo and texture, hair, own hair left.",
-        discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the face and its forehead up to the natural hairline, per face-skin pixel), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). README: 'Believable on any photo'."
+        discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the face and its forehead up to the natural hairline, per face-skin pixel), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). docs/own-hair.md: 'Believable on any photo'."
     )
     @OptionGroup var judged: JudgedPhotos
 

@@ -77,7 +77,7 @@ struct Render: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let logger = global.makeLogger()
-            let job = makeJob()
+            let job = try makeJob()
             let outcome = try TryOnEngine.runOnce(job, userStyleDirectories: styleDirectories.directories, logger: logger)
             let t = outcome.result.timing
             print("wrote \(output) (\(t.imageWidth)x\(t.imageHeight), \(t.strandCount) strands, \(t.segmentCount) segments, \(String(format: "%.1f", t.totalMs)) ms)")
@@ -94,22 +94,20 @@ struct Render: ParsableCommand {
         }
     }
 
+    /// The flags as settings: the one mapping from flags to a job that a batch job file and a golden case
+    /// use too (RenderSettings).
+    var settings: RenderSettings {
+        RenderSettings(seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
+                       keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair,
+                       flatClumps: flatClumps, pngCompression: pngCompression.rawValue)
+    }
+
     /// The command line as a job; `TryOnJob.validate` checks it (in `runOnce`).
-    func makeJob() -> TryOnJob {
+    func makeJob() throws -> TryOnJob {
         var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: output)
         job.outputs.layersDirectory = layers
         job.outputs.timingPath = timing
-        job.outputs.compression = pngCompression
-        job.seed = seed
-        job.fieldOfViewDegrees = fovDegrees
-        job.face = face
-        job.detail = detail
-        job.strands = strands
-        job.removesOwnHair = !keepOwnHair
-        if noShadows { job.look.lighting.keyShadow = nil }
-        if flatClumps { job.look.shading.clumpVariation = 0 }
-        job.lightsFromPhoto = !studioLight
-        job.matchesPhotoFinish = !sharpHair
+        try settings.apply(to: &job)
         return job
     }
 }

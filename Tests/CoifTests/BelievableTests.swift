@@ -549,8 +549,9 @@ final class BelievableHeadTests: XCTestCase {
         }
     }
 
-    /// Scalp bared under 3% of the face's skin where the plate and the crop should hold it (README's table has
-    /// where they do not): bob, pixie and long-wavy on two shared portraits, and the bob on astronaut.
+    /// Scalp bared under 3% of the face's skin where the plate and the crop should hold it
+    /// (docs/measurements.md's tables have where they do not): bob, pixie and long-wavy on two shared
+    /// portraits, and the bob on astronaut.
     func testScalpBaredUnderThreePercent() throws {
         _ = try OwnHairTests.requireModel()
         let portraits = try Fixtures.requireTestdata("portraits", for: "BelievableTests")

@@ -295,7 +295,7 @@ final class HostileInputTests: XCTestCase {
     // MARK: Row 6: bad ground truth in coif eval pose
 
     /// Every kind of bad .mat is a FAILED row naming its problem (never "no such file"), the good row is
-    /// still measured, and the run ends with one line and exit 50 (README, "Measuring the vision").
+    /// still measured, and the run ends with one line and exit 50 (docs/vision.md, "Measuring the vision").
     func testBadGroundTruthIsAFailedRowAndTheRunGoesOn() throws {
         let dir = try Fixtures.temporaryDirectory()
         let photo = try Fixtures.requireAstronaut()

@@ -25,7 +25,7 @@ typedef enum {
     CV_DECODE_TOO_LARGE = 5,     // over CV_MAX_IMAGE_PIXELS or CV_MAX_IMAGE_FILE_BYTES
 } cv_decode_status;
 
-// Coif's limits on an image, for every command that decodes one (README, "Hostile input").
+// Coif's limits on an image, for every command that decodes one (docs/hostile-input.md).
 enum {
     CV_MAX_IMAGE_PIXELS = 200000000,  // 200 megapixels (600 MB as 8-bit RGB), checked from the header
     CV_MAX_DEFLATE_RATIO = 1032,      // deflate's best case: 258 bytes from 2 bits; a PNG can hold no more
@@ -249,10 +249,12 @@ void cv_soften(float *values, int32_t width, int32_t height, float sigma);
 // out[i] = the largest of values over the (2·radius+1)² square around i (edges repeated).
 void cv_max_filter(const float *values, int32_t width, int32_t height, int32_t radius, float *out);
 
-// ── Model files ──────────────────────────────────────────────────────────────────────────────
+// ── Digests (model files, batch items) ───────────────────────────────────────────────────────
 // The SHA-256 of the file at `path` (OpenSSL's libcrypto), as 64 lowercase hex digits and a NUL in
 // `hex` (65 bytes). 0 on success; 1 when the file cannot be opened or read.
 int32_t cv_sha256_file(const char *path, char *hex);
+// The SHA-256 of `count` bytes, written as cv_sha256_file writes it. 0 on success.
+int32_t cv_sha256_bytes(const void *bytes, size_t count, char *hex);
 
 #ifdef __cplusplus
 }

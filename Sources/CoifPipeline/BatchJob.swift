@@ -1,0 +1,316 @@
+// BatchJob: a render-farm job file (JSON) and its items. The file lists photos × styles × colours × variants
+// (a cross product, named by an output template), explicit items, or both; paths in it are relative to the
+// file. `expand` turns it into an ordered list of items and refuses a job that cannot run whole, before
+// anything renders: malformed JSON or an unknown key, a missing photo, an unknown style, a bad colour or
+// setting, a template that sends two items to one file or outside the output folder, an output that is one
+// of the inputs. The order depends only on the lists' order, never on the order of the JSON's keys, so
+// every shard of a farm sees the same items at the same indices.
+import CoifCore
+import CoifGroom
+import CoifRender
+import CoifVision
+import Foundation
+
+/// The job file as written.
+public struct BatchJobFile: Codable, Sendable {
+    /// Photos of the cross product.
+    public var photos: [String]?
+    /// Catalog names or groom files (default: the catalog's default style).
+    public var styles: [String]?
+    /// Colour specs as `--color` takes them (default: dark-brown).
+    public var colors: [String]?
+    /// Named settings, each one more factor of the cross product (`{variant}` in the template).
+    public var variants: [BatchVariant]?
+    /// The cross product's output path under `--out`, with `{photo}`, `{style}`, `{color}`, `{variant}` and
+    /// `{index}`.
+    public var output: String?
+    /// Settings for every item (an item's or a variant's own win, field by field).
+    public var settings: RenderSettings?
+    /// Items listed one by one, after the cross product's.
+    public var items: [BatchItemSpec]?
+    /// User catalog directories, as `--styles DIR`.
+    public var styleDirectories: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case photos, styles, colors, variants, output, settings, items, styleDirectories
+    }
+
+    public init(from decoder: Decoder) throws {
+        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        photos = try c.decodeIfPresent([String].self, forKey: .photos)
+        styles = try c.decodeIfPresent([String].self, forKey: .styles)
+        colors = try c.decodeIfPresent([String].self, forKey: .colors)
+        variants = try c.decodeIfPresent([BatchVariant].self, forKey: .variants)
+        output = try c.decodeIfPresent(String.self, forKey: .output)
+        settings = try c.decodeIfPresent(RenderSettings.self, forKey: .settings)
+        items = try c.decodeIfPresent([BatchItemSpec].self, forKey: .items)
+        styleDirectories = try c.decodeIfPresent([String].self, forKey: .styleDirectories)
+    }
+}
+
+public struct BatchVariant: Codable, Sendable {
+    public var name: String
+    public var settings: RenderSettings?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, settings }
+
+    public init(from decoder: Decoder) throws {
+        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        settings = try c.decodeIfPresent(RenderSettings.self, forKey: .settings)
+    }
+}
+
+/// One item listed in the file.
+public struct BatchItemSpec: Codable, Sendable {
+    public var photo: String
+    public var style: String?
+    public var color: String?
+    /// Its output under `--out` (default: the job's template).
+    public var output: String?
+    public var settings: RenderSettings?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case photo, style, color, output, settings }
+
+    public init(from decoder: Decoder) throws {
+        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        photo = try c.decode(String.self, forKey: .photo)
+        style = try c.decodeIfPresent(String.self, forKey: .style)
+        color = try c.decodeIfPresent(String.self, forKey: .color)
+        output = try c.decodeIfPresent(String.self, forKey: .output)
+        settings = try c.decodeIfPresent(RenderSettings.self, forKey: .settings)
+    }
+}
+
+/// One try-on of the job, resolved: its paths absolute, its style resolved, its settings merged.
+public struct BatchItem: Sendable {
+    /// Its place in the whole job (0-based): what shards split.
+    public var index: Int
+    /// The photo's path (the job file's folder joined to what the file says).
+    public var photo: String
+    /// A catalog name, or a groom file's path.
+    public var style: String
+    /// The colour as parsed: its canonical name (a preset, #rrggbb or the recipe).
+    public var color: String
+    public var variant: String?
+    public var settings: RenderSettings
+    /// The output's path (inside `--out`).
+    public var output: String
+    /// What the item's output depends on, as a SHA-256 (see `BatchJob.inputHash`).
+    public var inputHash: String
+
+    /// The job this item renders (outputs: the composite alone).
+    public func tryOnJob() throws -> TryOnJob {
+        var job = TryOnJob(photoPath: photo, style: style, color: try HairColor.parse(color), outputPath: output)
+        try settings.apply(to: &job)
+        return job
+    }
+
+    /// Items that share one analysis of their photo: the same photo, faces and camera.
+    public var analysisKey: String {
+        "\(photo)|\(settings.face.map { "\($0)" } ?? "largest")|\(settings.fovDegrees.map { String($0) } ?? "-")"
+    }
+
+    /// The sidecar that says which inputs the output was made from.
+    public var sidecarPath: String { output + ".coif" }
+}
+
+/// A job file read and expanded.
+public struct BatchJob: Sendable {
+    public var path: String
+    public var items: [BatchItem]
+    public var styleDirectories: [String]
+
+    /// The placeholders an output template may use.
+    public static let placeholders = ["photo", "style", "color", "variant", "index"]
+
+    /// Reads and expands the job at `path` for outputs under `outputDirectory`; every check that can refuse
+    /// the job runs here (`jobRefused`, exit 23, naming the file and the item), and nothing is written.
+    /// `build` names the Coif that renders (its version and its executable's digest): a new build renders
+    /// every item again.
+    public static func load(path: String, outputDirectory: String, build: String, userStyleDirectories: [String] = [],
+                            styles makeStyles: ([String]) throws -> StyleLibrary) throws -> BatchJob {
+        let refuse = { (reason: String) in CoifError.jobRefused(path: path, reason: reason) }
+        guard FileManager.default.fileExists(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        let file: BatchJobFile
+        do { file = try JSONDecoder().decode(BatchJobFile.self, from: data) } catch {
+            throw refuse(Self.describe(error))
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        func resolved(_ relative: String) -> String {
+            relative.hasPrefix("/") ? relative : URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
+        }
+        let directories = (file.styleDirectories ?? []).map(resolved) + userStyleDirectories
+        let styles: StyleLibrary
+        do { styles = try makeStyles(directories) } catch let error as CoifError { throw refuse("styleDirectories: \(error)") }
+
+        // The specs in order: the cross product (photos, then styles, colours, variants), then the listed items.
+        struct Spec {
+            var photo: String, style: String?, color: String?, variant: String?, settings: RenderSettings?, output: String?
+        }
+        var specs: [Spec] = []
+        let photos = file.photos ?? []
+        if !photos.isEmpty {
+            guard file.output != nil else { throw refuse("\"photos\" needs an \"output\" template") }
+            let variants: [BatchVariant?] = (file.variants?.isEmpty ?? true) ? [nil] : file.variants!.map { $0 }
+            let styleList: [String?] = file.styles.map { $0.map { Optional($0) } } ?? [nil]
+            for photo in photos {
+                for style in styleList {
+                    for color in file.colors ?? ["dark-brown"] {
+                        for variant in variants {
+                            specs.append(Spec(photo: photo, style: style, color: color, variant: variant?.name,
+                                              settings: variant?.settings, output: nil))
+                        }
+                    }
+                }
+            }
+        } else if file.styles != nil || file.colors != nil || file.variants != nil {
+            throw refuse("\"styles\", \"colors\" and \"variants\" need \"photos\"")
+        }
+        for item in file.items ?? [] {
+            specs.append(Spec(photo: item.photo, style: item.style, color: item.color, variant: nil, settings: item.settings, output: item.output))
+        }
+        guard !specs.isEmpty else { throw refuse("no items: give \"photos\" (with \"output\") or \"items\"") }
+        if let names = file.variants?.map(\.name), Set(names).count != names.count {
+            throw refuse("two variants share a name")
+        }
+
+        let outputRoot = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
+        var items: [BatchItem] = []
+        items.reserveCapacity(specs.count)
+        var photoDigests: [String: String] = [:]
+        var styleIdentities: [String: String] = [:]
+        for (index, spec) in specs.enumerated() {
+            let what = "item \(index) (\(spec.photo))"
+            let photo = resolved(spec.photo)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: photo, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw refuse("\(what): photo \(photo): no such file")
+            }
+            // A catalog name as it is; anything else is a groom file relative to the job file.
+            let styleName: String
+            if let style = spec.style, !styles.names.contains(style) { styleName = resolved(style) } else { styleName = spec.style ?? styles.defaultStyle }
+            let style: Style
+            do { style = try styles.resolve(styleName) } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            let color: HairColor
+            do { color = try HairColor.parse(spec.color ?? "dark-brown") } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            let settings = (file.settings ?? RenderSettings()).overridden(by: spec.settings)
+            guard let template = spec.output ?? file.output else { throw refuse("\(what): no \"output\" and no template") }
+            let relative = try Self.fill(template, photo: photo, style: style, color: color, variant: spec.variant, index: index,
+                                         count: specs.count) { refuse("\(what): \($0)") }
+            let output = URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: outputRoot, isDirectory: true)).standardizedFileURL.path
+            guard !relative.hasPrefix("/"), output.hasPrefix(outputRoot + "/") else {
+                throw refuse("\(what): output \"\(relative)\" is outside the output folder \(outputDirectory)")
+            }
+            var item = BatchItem(index: index, photo: photo, style: styleName, color: color.name, variant: spec.variant,
+                                 settings: settings, output: output, inputHash: "")
+            do {
+                var job = try item.tryOnJob()
+                job.outputs = TryOnOutputs()
+                try job.validate(styles: styles)
+            } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            if photoDigests[photo] == nil { photoDigests[photo] = try Digest.sha256(file: photo) }
+            if styleIdentities[style.key] == nil { styleIdentities[style.key] = try Self.identity(of: style, styles: styles) }
+            item.inputHash = Self.inputHash(build: build, photoDigest: photoDigests[photo]!, style: styleIdentities[style.key]!,
+                                            color: color.name, settings: settings)
+            items.append(item)
+        }
+
+        // Two items into one file, or an output that is an input (a photo, a groom, a catalog, the job file).
+        var inputs = [path] + Array(photoDigests.keys) + styles.catalogFiles
+        for item in items {
+            if let style = try? styles.resolve(item.style), case .file(let groom, let head) = style.origin { inputs += [groom] + (head.map { [$0] } ?? []) }
+        }
+        var seen: [String: Int] = [:]
+        for item in items {
+            if let other = seen[item.output] {
+                throw refuse("items \(other) and \(item.index) both write \(item.output): add {style}, {color} or {variant} to the template")
+            }
+            seen[item.output] = item.index
+        }
+        do { try OutputPaths.check(items.map(\.output), inputs: inputs) } catch let error as CoifError { throw refuse("\(error)") }
+        return BatchJob(path: path, items: items, styleDirectories: directories)
+    }
+
+    /// The template with its placeholders filled; `refuse` makes the error for an unknown placeholder.
+    static func fill(_ template: String, photo: String, style: Style, color: HairColor, variant: String?, index: Int, count: Int,
+                     refuse: (String) -> CoifError) throws -> String {
+        let values: [String: String] = [
+            "photo": URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent,
+            "style": Self.safeName(Self.styleLabel(style)),
+            "color": Self.safeName(color.name.hasPrefix("#") ? String(color.name.dropFirst()) : color.name),
+            "variant": Self.safeName(variant ?? ""),
+            "index": String(repeating: "0", count: max(0, String(count - 1).count - String(index).count)) + String(index),
+        ]
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { throw refuse("output template \"\(template)\": unclosed {") }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard let value = values[name] else {
+                throw refuse("output template \"\(template)\": unknown placeholder {\(name)} (known: \(placeholders.map { "{\($0)}" }.joined(separator: ", ")))")
+            }
+            out += value
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        guard !out.isEmpty, !out.hasSuffix("/") else { throw refuse("output template \"\(template)\" gives an empty file name") }
+        return out
+    }
+
+    /// A style in a file name: its catalog name, or a groom file's name without its extension.
+    static func styleLabel(_ style: Style) -> String {
+        if case .file(let path, _) = style.origin { return URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent }
+        return style.name
+    }
+
+    /// A value safe inside a file name: letters, digits, '-', '_' and '.' kept, anything else '_'.
+    static func safeName(_ text: String) -> String {
+        String(text.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+    }
+
+    /// What a style's pixels depend on beyond the build: a built-in's name; a user catalog's entry and its
+    /// files' digests; a groom file's digest (and its head's).
+    static func identity(of style: Style, styles: StyleLibrary) throws -> String {
+        switch style.origin {
+        case .builtIn:
+            return "builtin:" + style.name
+        case .user(let directory):
+            let catalog = (directory as NSString).appendingPathComponent("catalog.json")
+            let groom = URL(fileURLWithPath: style.entry.file, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).path
+            return "user:" + style.name + ":" + (try Digest.sha256(file: catalog)) + ":" + ((try? Digest.sha256(file: groom)) ?? "-")
+        case .file(let path, let head):
+            return "file:" + (try Digest.sha256(file: path)) + ":" + (try head.map { try Digest.sha256(file: $0) } ?? "-")
+        }
+    }
+
+    /// SHA-256 over everything an item's PNG depends on: the build, the photo's bytes, the style, the colour
+    /// and the merged settings (canonical JSON, sorted keys). Not the paths: a moved photo is the same item.
+    static func inputHash(build: String, photoDigest: String, style: String, color: String, settings: RenderSettings) -> String {
+        Digest.sha256(text: ["coif-batch 1", build, "photo " + photoDigest, "style " + style, "color " + color,
+                             "settings " + settings.canonicalJSON].joined(separator: "\n"))
+    }
+
+    /// A decoding error in one line: where in the file, and what.
+    static func describe(_ error: Error) -> String {
+        func at(_ path: [CodingKey]) -> String {
+            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+        }
+        switch error as? DecodingError {
+        case .dataCorrupted(let context)?:
+            if let underlying = context.underlyingError as NSError? {
+                return "not valid JSON (\(underlying.userInfo[NSDebugDescriptionErrorKey] as? String ?? underlying.localizedDescription))"
+            }
+            return context.debugDescription + at(context.codingPath)
+        case .keyNotFound(let key, let context)?: return "missing \"\(key.stringValue)\"" + at(context.codingPath)
+        case .typeMismatch(let type, let context)?: return "expected \(type)" + at(context.codingPath)
+        case .valueNotFound(let type, let context)?: return "expected \(type), found null" + at(context.codingPath)
+        default: return "\(error)"
+        }
+    }
+}

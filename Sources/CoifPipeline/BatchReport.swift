@@ -1,0 +1,107 @@
+// BatchReport: one self-contained HTML page over a batch's results files (`coif batch-report`): totals, the
+// failures with their reasons, per-stage timing over the items rendered, and a grid of thumbnails (PNG
+// data URIs, so the page travels alone). An item's latest line wins: a failure later rendered is done.
+import CoifCore
+import CoifMedia
+import Foundation
+
+public struct BatchReport: Sendable {
+    /// Each item's latest result, by item index.
+    public var latest: [Int: BatchItemResult]
+    /// Every rendered line (an item rendered twice, by two processes, counts twice in the timings).
+    public var renders: [BatchItemResult]
+
+    public init(resultsFiles: [String]) throws {
+        latest = [:]
+        renders = []
+        let decoder = JSONDecoder()
+        for path in resultsFiles {
+            guard FileManager.default.fileExists(atPath: path), let data = FileManager.default.contents(atPath: path),
+                  let text = String(data: data, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+                guard let result = try? decoder.decode(BatchItemResult.self, from: Data(line.utf8)) else {
+                    // A line cut by a killed process (the last line of a file) is skipped; any other is an error.
+                    if number == text.split(separator: "\n").count - 1 && !text.hasSuffix("\n") { continue }
+                    throw CoifError.corruptImage(path: path, reason: "line \(number + 1) is not a batch result")
+                }
+                if let previous = latest[result.index], previous.status != .failed, result.status == .failed { continue }
+                latest[result.index] = result
+                if result.status == .rendered { renders.append(result) }
+            }
+        }
+    }
+
+    public func count(_ status: BatchItemResult.Status) -> Int { latest.values.filter { $0.status == status }.count }
+
+    /// Mean, median and 95th percentile of each stage (and the item's whole time) over the renders.
+    public var stageSummary: [(stage: String, mean: Double, p50: Double, p95: Double, n: Int)] {
+        var byStage: [String: [Double]] = [:]
+        for r in renders {
+            if let ms = r.ms { byStage["item (render + write)", default: []].append(ms) }
+            for (stage, ms) in r.stages ?? [:] { byStage[stage, default: []].append(ms) }
+        }
+        let order = Stage.allCases.map(\.rawValue) + ["item (render + write)"]
+        return order.compactMap { stage in
+            guard let values = byStage[stage]?.sorted(), !values.isEmpty else { return nil }
+            func pick(_ q: Double) -> Double { values[min(values.count - 1, Int((Double(values.count - 1) * q).rounded()))] }
+            return (stage, values.reduce(0, +) / Double(values.count), pick(0.5), pick(0.95), values.count)
+        }
+    }
+
+    public func html(thumbnails limit: Int) -> String {
+        let items = latest.keys.sorted().map { latest[$0]! }
+        let failed = items.filter { $0.status == .failed }
+        var page = """
+        <!doctype html><html><head><meta charset="utf-8"><title>Coif batch report</title><style>
+        body{font:14px sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 24px}
+        td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}td.n{text-align:right}
+        .grid{display:flex;flex-wrap:wrap;gap:8px}.grid figure{margin:0;width:168px;font-size:11px;overflow-wrap:anywhere}
+        .grid img{width:160px;border:1px solid #ccc}</style></head><body>
+        <h1>Coif batch report</h1>
+        <table><tr><th>items</th><th>done</th><th>rendered (last run)</th><th>failed</th></tr>
+        <tr><td class="n">\(items.count)</td><td class="n">\(count(.rendered) + count(.done))</td><td class="n">\(count(.rendered))</td><td class="n">\(failed.count)</td></tr></table>
+
+        """
+        page += "<h2>Failures (\(failed.count))</h2>\n"
+        if failed.isEmpty { page += "<p>None.</p>\n" } else {
+            page += "<table><tr><th>item</th><th>photo</th><th>style</th><th>colour</th><th>exit</th><th>reason</th></tr>\n"
+            for r in failed {
+                page += "<tr><td class=\"n\">\(r.index)</td><td>\(escape(r.photo))</td><td>\(escape(r.style))</td><td>\(escape(r.color))</td><td class=\"n\">\(r.exitCode.map(String.init) ?? "")</td><td>\(escape(r.reason ?? ""))</td></tr>\n"
+            }
+            page += "</table>\n"
+        }
+        page += "<h2>Stage timing (ms, over \(renders.count) renders)</h2>\n<table><tr><th>stage</th><th>mean</th><th>p50</th><th>p95</th><th>n</th></tr>\n"
+        for row in stageSummary {
+            page += "<tr><td>\(row.stage)</td>" + [row.mean, row.p50, row.p95].map { String(format: "<td class=\"n\">%.1f</td>", $0) }.joined()
+                + "<td class=\"n\">\(row.n)</td></tr>\n"
+        }
+        page += "</table>\n"
+        let shown = items.filter { $0.status != .failed }.prefix(limit)
+        page += "<h2>Outputs (\(shown.count) of \(items.count - failed.count))</h2>\n<div class=\"grid\">\n"
+        for r in shown {
+            let caption = "\(r.index): \(escape((r.photo as NSString).lastPathComponent)) · \(escape(r.style)) · \(escape(r.color))" + (r.variant.map { " · " + escape($0) } ?? "")
+            if let thumbnail = Self.thumbnail(r.output) {
+                page += "<figure><img src=\"data:image/png;base64,\(thumbnail)\" alt=\"\"><figcaption>\(caption)</figcaption></figure>\n"
+            } else {
+                page += "<figure><figcaption>\(caption): \(escape(r.output)) unreadable</figcaption></figure>\n"
+            }
+        }
+        page += "</div></body></html>\n"
+        return page
+    }
+
+    /// The PNG at `path`, 160 px wide, as base64 PNG; nil when it cannot be read.
+    static func thumbnail(_ path: String) -> String? {
+        guard let image = try? PNGFile.read(path: path, channels: 3), image.width > 0 else { return nil }
+        let width = min(160, image.width)
+        let height = max(1, image.height * width / image.width)
+        var small = PixelImage(width: width, height: height, channels: 3)
+        ContactSheet.blitDownsampled(image, into: &small, x: 0, y: 0, width: width, height: height)
+        return (try? PNGFile.encode(small)).map { Data($0).base64EncodedString() }
+    }
+
+    func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

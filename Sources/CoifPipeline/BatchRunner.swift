@@ -1,0 +1,370 @@
+// BatchRunner: renders one shard of a batch job, resumably and idempotently.
+//
+// - Done is a file on disk: an item's PNG, then beside it `OUT.png.coif`, a sidecar holding the item's input
+//   hash (the build, the photo's bytes, the style, the colour, the settings). An item whose output exists
+//   with a sidecar of the same hash is skipped; any other renders. Both files are written whole or not at
+//   all (AtomicFile: a temporary file, then rename), the sidecar after the PNG, so a process killed at any
+//   moment (SIGKILL included) leaves each item either done or to be done, never a partial file. Two
+//   processes on one shard (a Kubernetes index run twice) both render and rename; each rename puts a whole
+//   file in place.
+// - A photo is analysed once per shard: its items are grouped by photo, faces and camera; the faces, the
+//   pose and the own-hair parse are kept for the group, and a plate is filled once per seed.
+// - Work beside work: a worker analyses the next photo on a second thread while it renders the current
+//   photo's items on its GPU context; `workers` > 1 runs that many engines (each its own GPU context and
+//   models), taking photos from one queue.
+// - An item that fails (an unreadable photo, no face) is recorded with its reason in the results file
+//   and the job goes on; a failure no item can survive (no GPU, a shader, a model, a full disk) stops it.
+import CoifCore
+import CoifGroom
+import CoifMedia
+import CoifVision
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct BatchOptions: Sendable {
+    public var shard: BatchShard = .whole
+    /// Engines rendering at once (each with its own GPU context and models), 1–16.
+    public var workers = 1
+    /// Also skip the items this shard's earlier runs recorded as failed (they count as failed again).
+    public var resume = false
+    /// Render every item again, whatever its sidecar says.
+    public var force = false
+    /// Where each item's result is appended as one JSON line.
+    public var resultsPath: String
+    /// User catalog directories for the engines (the job's own are added).
+    public var userStyleDirectories: [String] = []
+
+    public init(resultsPath: String) { self.resultsPath = resultsPath }
+
+    public static let workerRange = 1...16
+}
+
+/// One item's outcome: a line of results.jsonl.
+public struct BatchItemResult: Codable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        /// Rendered in this run.
+        case rendered
+        /// Its output and sidecar were already there with the same input hash.
+        case done
+        /// It failed (now, or in an earlier run when `--resume` skips it).
+        case failed
+    }
+    public var index: Int
+    public var status: Status
+    public var output: String
+    public var photo: String
+    public var style: String
+    public var color: String
+    public var variant: String?
+    public var inputHash: String
+    public var shard: String
+    /// Why it failed, in one line, and the exit code `coif render` would give it.
+    public var reason: String?
+    public var exitCode: Int32?
+    /// Wall time of the item's render and write (its photo's shared analysis not included).
+    public var ms: Double?
+    /// The item's stage times; the first item of a photo also carries the photo's analysis stages.
+    public var stages: [String: Double]?
+    public var strands: Int?
+    public var renderer: String?
+    public var host: String
+    public var pid: Int32
+}
+
+public struct BatchSummary: Sendable {
+    public var items = 0
+    public var rendered = 0
+    public var done = 0
+    public var failed = 0
+    public var photosAnalysed = 0
+    public var wallMs = 0.0
+    /// The error that stopped the job, when one did.
+    public var fatal: CoifError?
+}
+
+public final class BatchRunner: @unchecked Sendable {
+    public let job: BatchJob
+    public let options: BatchOptions
+    private let logger: Logger
+    private let makeEngine: @Sendable () throws -> TryOnEngine
+    private let lock = NSLock()
+    private var summary = BatchSummary()
+    private var queue: [[BatchItem]] = []
+    private var stopped = false
+    private var resultsFD: Int32 = -1
+    private let host = ProcessInfo.processInfo.hostName
+    private let pid = getpid()
+
+    /// `makeEngine` is called once on each worker's thread (its GPU context is current there).
+    public init(job: BatchJob, options: BatchOptions, logger: Logger, makeEngine: @escaping @Sendable () throws -> TryOnEngine) {
+        self.job = job
+        self.options = options
+        self.logger = logger
+        self.makeEngine = makeEngine
+    }
+
+    /// This shard's items.
+    public var shardItems: ArraySlice<BatchItem> { job.items[options.shard.range(of: job.items.count)] }
+
+    /// Whether `item`'s output is in place for its inputs.
+    public static func isDone(_ item: BatchItem) -> Bool {
+        guard FileManager.default.fileExists(atPath: item.output),
+              let data = FileManager.default.contents(atPath: item.sidecarPath),
+              let sidecar = try? JSONDecoder().decode(BatchSidecar.self, from: data) else { return false }
+        return sidecar.inputHash == item.inputHash
+    }
+
+    /// Renders the shard; returns what happened. Throws only when the results file cannot be opened.
+    public func run() throws -> BatchSummary {
+        let start = monotonicMs()
+        try openResults()
+        defer { if resultsFD >= 0 { close(resultsFD) } }
+        let failedBefore = options.resume ? Self.failedHashes(options.resultsPath) : [:]
+        var pending: [BatchItem] = []
+        for item in shardItems {
+            summary.items += 1
+            if !options.force && Self.isDone(item) {
+                summary.done += 1
+                record(result(item, .done))
+            } else if let reason = failedBefore[item.inputHash] {
+                summary.failed += 1
+                var r = result(item, .failed)
+                r.reason = reason.reason + " (an earlier run; --resume skips it)"
+                r.exitCode = reason.code
+                record(r)
+            } else {
+                pending.append(item)
+            }
+        }
+        // Groups in the order their photos first appear.
+        var order: [String] = []
+        var groups: [String: [BatchItem]] = [:]
+        for item in pending {
+            if groups[item.analysisKey] == nil { order.append(item.analysisKey) }
+            groups[item.analysisKey, default: []].append(item)
+        }
+        queue = order.reversed().map { groups[$0]! }
+        let workers = min(options.workers, max(1, queue.count))
+        if !queue.isEmpty {
+            let threads = (0..<workers).map { w in BackgroundWork(name: "coif.batch-\(w)") { [self] in self.work(worker: w) } }
+            for thread in threads { try? thread.wait() }
+        }
+        summary.wallMs = monotonicMs() - start
+        return summary
+    }
+
+    // MARK: - Workers
+
+    private func take() -> [BatchItem]? {
+        lock.withLock { stopped ? nil : queue.popLast() }
+    }
+
+    private func stop(_ error: CoifError) {
+        lock.withLock {
+            if summary.fatal == nil { summary.fatal = error }
+            stopped = true
+        }
+    }
+
+    /// A photo's analysis, ready for its items' renders.
+    struct Analysed {
+        var items: [BatchItem]
+        var analyses: Result<[PhotoAnalysis], Error>
+        /// The own-hair parse, when an item removes the own hair.
+        var parsed: ParsedOwnHair?
+        var timing: FrameTiming
+    }
+
+    private func work(worker: Int) {
+        let engine: TryOnEngine
+        do { engine = try makeEngine() } catch {
+            stop(Self.coifError(error))
+            return
+        }
+        engine.holdsRenderTarget = true
+        let needsParser = job.items.contains { $0.settings.keepOwnHair != true }
+        let parser: FaceParser?
+        do { parser = needsParser ? try engine.faceParser() : nil } catch {
+            stop(Self.coifError(error))
+            return
+        }
+        // The analyzer, the parser and the head are lent to the analysis thread while this thread renders
+        // (the render stages use none of them): one analysis runs at a time, always on that thread.
+        let lent = HandedOver((analyzer: engine.analyzer, parser: parser, head: engine.head))
+        func analyse(_ items: [BatchItem]) -> BackgroundWork<Analysed> {
+            BackgroundWork(name: "coif.batch-analyse") { [lent] in
+                var timing = FrameTiming()
+                let first = items[0]
+                let analyses = Result { () -> [PhotoAnalysis] in
+                    let job = try first.tryOnJob()
+                    let frame = try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
+                    return try TryOnEngine.analyse(frame, faces: job.face, analyzer: lent.value.analyzer, timing: &timing)
+                }
+                var parsed: ParsedOwnHair?
+                if case .success(let found) = analyses, let parser = lent.value.parser, items.contains(where: { $0.settings.keepOwnHair != true }) {
+                    do {
+                        parsed = try TryOnEngine.parseOwnHair(found, parser: parser, analyzer: lent.value.analyzer, head: lent.value.head, timing: &timing)
+                    } catch {
+                        return Analysed(items: items, analyses: .failure(error), parsed: nil, timing: timing)
+                    }
+                }
+                return Analysed(items: items, analyses: analyses, parsed: parsed, timing: timing)
+            }
+        }
+        var next = take().map(analyse)
+        while let current = next {
+            guard let analysed = try? current.wait() else { break }
+            next = take().map(analyse)
+            render(analysed, engine: engine)
+        }
+        // An analysis started before a stop is waited for, so its thread does not outlive the engine.
+        _ = try? next?.wait()
+    }
+
+    private func render(_ analysed: Analysed, engine: TryOnEngine) {
+        lock.withLock { summary.photosAnalysed += 1 }
+        let analyses: [PhotoAnalysis]
+        switch analysed.analyses {
+        case .failure(let error):
+            let failure = Self.coifError(error)
+            if Self.isFatal(failure) { stop(failure) }
+            for item in analysed.items { fail(item, failure) }
+            return
+        case .success(let found): analyses = found
+        }
+        var plates: [UInt64: [PhotoAnalysis]] = [:]
+        var first = true
+        for item in analysed.items {
+            if lock.withLock({ stopped }) { return }
+            let start = monotonicMs()
+            var timing = first ? analysed.timing : FrameTiming()
+            do {
+                var job = try item.tryOnJob()
+                var faces = analyses
+                if job.removesOwnHair, let parsed = analysed.parsed {
+                    if let plated = plates[job.seed] { faces = plated } else {
+                        faces = try engine.fillPlate(parsed, seed: job.seed, timing: &timing)
+                        plates[job.seed] = faces
+                    }
+                }
+                job.input = .frame(faces[0].frame)
+                var rendered = try engine.render(faces, job: job, timing: &timing)
+                let directory = (item.output as NSString).deletingLastPathComponent
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try engine.write(&rendered, job: job, timing: &timing, start: start)
+                try AtomicFile.write(text: BatchSidecar(item: item).json, to: item.sidecarPath)
+                var r = result(item, .rendered)
+                r.ms = monotonicMs() - start
+                r.stages = timing.stageMs
+                r.strands = rendered.timing.strandCount
+                r.renderer = rendered.timing.renderer
+                lock.withLock { summary.rendered += 1 }
+                record(r)
+            } catch {
+                let failure = Self.coifError(error)
+                if Self.isFatal(failure) {
+                    stop(failure)
+                    fail(item, failure)
+                    return
+                }
+                fail(item, failure)
+            }
+            first = false
+        }
+    }
+
+    private func fail(_ item: BatchItem, _ error: CoifError) {
+        var r = result(item, .failed)
+        r.reason = error.description
+        r.exitCode = error.exitCode
+        lock.withLock { summary.failed += 1 }
+        logger.warning("item failed", metadata: ["item": "\(item.index)", "reason": "\(error)"])
+        record(r)
+    }
+
+    /// Errors no later item can escape: stop the job (exit with its code) instead of failing every item.
+    static func isFatal(_ error: CoifError) -> Bool {
+        switch error {
+        case .gpuUnavailable, .shaderFailed, .assetFailed, .outputNotWritable, .internalError: return true
+        default: return false
+        }
+    }
+
+    static func coifError(_ error: Error) -> CoifError {
+        if let error = error as? CoifError { return error }
+        if let error = error as? CocoaError, error.code == .fileWriteNoPermission || error.code == .fileWriteOutOfSpace {
+            return .outputNotWritable(path: (error.userInfo[NSFilePathErrorKey] as? String) ?? "?", reason: error.localizedDescription)
+        }
+        return .internalError("\(error)")
+    }
+
+    // MARK: - Results
+
+    private func result(_ item: BatchItem, _ status: BatchItemResult.Status) -> BatchItemResult {
+        BatchItemResult(index: item.index, status: status, output: item.output, photo: item.photo, style: item.style, color: item.color,
+                        variant: item.variant, inputHash: item.inputHash, shard: options.shard.description, host: host, pid: pid)
+    }
+
+    private func openResults() throws {
+        let directory = (options.resultsPath as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        resultsFD = open(options.resultsPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard resultsFD >= 0 else {
+            throw CoifError.outputNotWritable(path: options.resultsPath, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// One line per item, in one write(2) on an O_APPEND file: lines from several processes on one file
+    /// interleave whole, never mixed (local file systems; on NFS give each shard its own `--results`).
+    private func record(_ result: BatchItemResult) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(result) else { return }
+        line.append(0x0A)
+        lock.withLock {
+            _ = line.withUnsafeBytes { write(resultsFD, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The input hashes a results file records as failed, with the last reason and code of each.
+    static func failedHashes(_ path: String) -> [String: (reason: String, code: Int32)] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        var failed: [String: (reason: String, code: Int32)] = [:]
+        for line in text.split(separator: "\n") {
+            guard let r = try? JSONDecoder().decode(BatchItemResult.self, from: Data(line.utf8)) else { continue }
+            switch r.status {
+            case .failed: failed[r.inputHash] = (r.reason ?? "failed", r.exitCode ?? 70)
+            case .rendered, .done: failed[r.inputHash] = nil
+            }
+        }
+        return failed
+    }
+}
+
+/// The file beside an item's output that names the inputs it was made from.
+public struct BatchSidecar: Codable, Sendable {
+    public var inputHash: String
+    public var photo: String
+    public var style: String
+    public var color: String
+    public var variant: String?
+    public var settings: RenderSettings
+
+    init(item: BatchItem) {
+        inputHash = item.inputHash
+        photo = item.photo
+        style = item.style
+        color = item.color
+        variant = item.variant
+        settings = item.settings
+    }
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return ((try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}") + "\n"
+    }
+}
