@@ -131,6 +131,16 @@ def golden_manifest():
     ], indent=1).encode()
 
 
+def batch_job():
+    """A batch job file: the astronaut, two styles, two colours, a variant, an explicit item, small strands."""
+    return json.dumps({"photos": [ASTRONAUT], "styles": ["bob", "pixie"], "colors": ["auburn", "#6b3e26"],
+                       "variants": [{"name": "soft", "settings": {"noShadows": True}}],
+                       "output": "{photo}/{style}-{color}-{variant}.png",
+                       "settings": {"keepOwnHair": True, "strands": 200, "seed": 3, "detail": 1},
+                       "items": [{"photo": ASTRONAUT, "style": "buzz-cut", "color": "black", "output": "x/{index}.png",
+                                  "settings": {"face": "largest", "fovDegrees": 50}}]}, indent=1).encode()
+
+
 # ── Mutation ───────────────────────────────────────────────────────────────────────────────
 
 INTERESTING = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 4096, 65536]
@@ -195,6 +205,45 @@ def mutate(data, rng, text):
                 base = max(0, at - 4096)
                 b[base + m.start():base + m.end()] = rng.choice(TEXT_NUMBERS)
     return bytes(b)
+
+
+HOSTILE_VALUES = [None, True, -1, 0, 1.5, 1e308, -1e308, 2 ** 63, 2 ** 64, 1e-320, "", "nan", "../../escape.png",
+                  "/etc/passwd", "{photo}", "{index}/../../x.png", "{nope}", "{", "a" * 5000, "\u0000", "#zzzzzz",
+                  "melanin=99,redness=-3", [], [[]], {}, {"name": 1}]
+
+
+def mutate_json(data, rng):
+    """Structure-aware: one to three values anywhere in the JSON swapped for hostile ones, a key renamed or
+    dropped, or a list emptied or repeated, so most cases parse and reach the checks behind the parser."""
+    doc = json.loads(data)
+    for _ in range(rng.randint(1, 3)):
+        paths = []
+        def walk(node, path):
+            paths.append(path)
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    walk(v, path + [k])
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, path + [i])
+        walk(doc, [])
+        path = rng.choice(paths[1:])
+        parent = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        key = path[-1]
+        op = rng.randrange(5)
+        if op <= 1:
+            parent[key] = rng.choice(HOSTILE_VALUES)
+        elif op == 2 and isinstance(parent, dict):
+            value = parent.pop(key)
+            if rng.random() < 0.5:
+                parent[key + rng.choice(["s", "X", ""])] = value
+        elif op == 3 and isinstance(parent[key], list):
+            parent[key] = parent[key] * rng.choice([0, 2, 50])
+        else:
+            parent[key] = rng.choice(HOSTILE_VALUES)
+    return json.dumps(doc).encode()
 
 
 # ── Parsers: seeds and the command that reads each ────────────────────────────────────────
@@ -264,6 +313,13 @@ def parsers(testdata):
                 g.write(sidecar)
             return ["landmarks", ASTRONAUT], [], {"COIF_MODELS": folder}
         out.append(("model-cache", [("face-mesh-468.onnx", open(mesh, "rb").read())], False, model))
+
+    # A batch job file, mutated: `coif batch` must refuse it (23, or an option's own code), render it whole,
+    # or record its failing items (3); its outputs go beside the job file, so nothing is left in the case's
+    # output folder.
+    if png:
+        out.append(("batch-job", [("job.json", batch_job())], "json",
+                    lambda f, o, i: (["batch", f, "--out", os.path.join(os.path.dirname(f), "out")], [])))
 
     # Outputs that are inputs (not mutated): each must be refused with exit 22 before any work, the input
     # left as it was.
@@ -353,7 +409,8 @@ def main():
             for i in range(args.cases):
                 rng = random.Random("%d/%s/%d" % (args.seed, name, i))
                 seed_name, seed_bytes = seeds[i % len(seeds)]
-                data = seed_bytes if text is None else mutate(seed_bytes, rng, text)
+                data = seed_bytes if text is None else (
+                    mutate_json(seed_bytes, rng) if text == "json" and rng.random() < 0.5 else mutate(seed_bytes, rng, text))
                 if name == "png":
                     roll = rng.random()
                     data = png_bomb(seed_bytes, rng) if roll < 0.25 else fix_png_crcs(data) if roll < 0.6 else data

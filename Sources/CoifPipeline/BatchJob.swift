@@ -206,6 +206,11 @@ public struct BatchJob: Sendable {
             guard !relative.hasPrefix("/"), output.hasPrefix(outputRoot + "/") else {
                 throw refuse("\(what): output \"\(relative)\" is outside the output folder \(outputDirectory)")
             }
+            // What the file system would refuse at the item's write, refused here (with its sidecar's suffix).
+            if let long = (output + ".coif").split(separator: "/").first(where: { $0.utf8.count > 255 }) {
+                throw refuse("\(what): output name \"\(long.prefix(40))…\" is \(long.utf8.count) bytes with its sidecar's .coif; a file name may have 255")
+            }
+            guard output.utf8.count < 4000 else { throw refuse("\(what): output path is \(output.utf8.count) bytes long; at most 4000") }
             var item = BatchItem(index: index, photo: photo, style: styleName, color: color.name, variant: spec.variant,
                                  settings: settings, output: output, inputHash: "")
             do {

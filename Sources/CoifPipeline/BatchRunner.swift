@@ -281,7 +281,8 @@ public final class BatchRunner: @unchecked Sendable {
         r.reason = error.description
         r.exitCode = error.exitCode
         lock.withLock { summary.failed += 1 }
-        logger.warning("item failed", metadata: ["item": "\(item.index)", "reason": "\(error)"])
+        // In the results file; on stderr only with --verbose (the command's stderr stays one line per error).
+        logger.info("item failed", metadata: ["item": "\(item.index)", "reason": "\(error)"])
         record(r)
     }
 

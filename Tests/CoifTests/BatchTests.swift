@@ -96,6 +96,7 @@ final class BatchTests: XCTestCase {
             ("placeholder", ##"{"photos": ["\##(photo)"], "output": "{hairstyle}.png"}"##, "unknown placeholder {hairstyle}"),
             ("input", ##"{"items": [{"photo": "\##(photo)", "output": "../input.json"}]}"##, "outside the output folder"),
             ("empty", ##"{}"##, "no items"),
+            ("long-name", ##"{"photos": ["\##(photo)"], "output": "\##(String(repeating: "a", count: 300)).png"}"##, "a file name may have 255"),
         ]
         for c in cases {
             let job = dir + "/\(c.name).json"
