@@ -14,8 +14,8 @@ public struct ContactSheetRequest: Sendable {
     public var styles: [String] = []
     public var colors: [HairColor]
     public var tileWidthPx: Int = 256
-    public var seed: UInt64 = 1
-    public var detail: Double = 1
+    /// Every cell's flags, as `coif render` and a batch job name them (the face is always the largest).
+    public var settings = RenderSettings()
     public init(photoPath: String, colors: [HairColor]) {
         self.photoPath = photoPath
         self.colors = colors
@@ -31,19 +31,20 @@ public enum ContactSheet {
             throw CoifError.invalidOption(name: "--tile", reason: "must be 32–2048 pixels, got \(request.tileWidthPx)")
         }
         // Every cell is a job on the same photo: validated before the photo is analysed, once.
-        let cells = request.colors.flatMap { color in styles.map { style -> TryOnJob in
+        var settings = request.settings
+        settings.face = .largest
+        let cells = try request.colors.flatMap { color in try styles.map { style -> TryOnJob in
             var job = TryOnJob(input: .file(path: request.photoPath), style: style, look: HairLook(color: color))
-            job.seed = request.seed
-            job.detail = request.detail
+            try settings.apply(to: &job)
             return job
         } }
         for cell in cells { try cell.validate(styles: engine.styles) }
         var analysisTiming = FrameTiming()
-        let frame = try TryOnEngine.decode(.file(path: request.photoPath), fieldOfViewDegrees: nil, timing: &analysisTiming)
+        let frame = try TryOnEngine.decode(.file(path: request.photoPath), fieldOfViewDegrees: settings.fovDegrees, timing: &analysisTiming)
         var analyses = try engine.analyse(frame, faces: .largest, timing: &analysisTiming)
         // The own hair is parsed and removed once for every cell.
         if cells.contains(where: \.removesOwnHair) {
-            analyses = try engine.removeOwnHair(analyses, seed: request.seed, timing: &analysisTiming)
+            analyses = try engine.removeOwnHair(analyses, seed: cells[0].seed, timing: &analysisTiming)
         }
         let photo = frame.image
         let tileW = request.tileWidthPx

@@ -106,6 +106,9 @@ public final class TryOnEngine {
     private let parserPath: String
     /// The last removal's analyses (own hair, plate, and the camera and pose refitted by HeadSizing).
     private var lastPlate: (key: PlateKey, analyses: [PhotoAnalysis])?
+    /// The last frame's own-hair parse (seed-free): another seed on the same frame fills a new plate from
+    /// it instead of parsing the photo again.
+    private var lastParse: (key: PlateKey, parsed: ParsedOwnHair)?
     private let logger: Logger
     private let occluder: OccluderGeometry
     /// The head's vertex normals, for reading the photo's light off the face (PhotoLightEstimate).
@@ -421,7 +424,13 @@ public final class TryOnEngine {
             if let cached = lastPlate, cached.key == key {
                 analyses = cached.analyses
             } else {
-                analyses = try removeOwnHair(analyses, seed: job.seed, timing: &timing)
+                let parseKey = PlateKey(analyses, seed: 0)
+                let parsed: ParsedOwnHair
+                if let cached = lastParse, cached.key == parseKey { parsed = cached.parsed } else {
+                    parsed = try parseOwnHair(analyses, timing: &timing)
+                    lastParse = (parseKey, parsed)
+                }
+                analyses = try fillPlate(parsed, seed: job.seed, timing: &timing)
                 lastPlate = (key, analyses)
             }
         }

@@ -41,7 +41,7 @@ struct Sheet: ParsableCommand {
             var request = ContactSheetRequest(photoPath: photo, colors: parsedColors)
             request.styles = styleNames.flatMap { $0.split(separator: ",").map(String.init) }
             request.tileWidthPx = tile
-            request.seed = seed
+            request.settings.seed = seed
             // The styles named may be groom files: each is an input, as is every user catalog's file.
             try OutputPaths.checkWritable([output], inputs: [photo] + request.styles + styleDirectories.catalogFiles)
             let engine = try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)

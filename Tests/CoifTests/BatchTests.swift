@@ -7,6 +7,7 @@ import CoifCore
 import CoifGroom
 import CoifMedia
 import CoifPipeline
+import CoifRender
 import Foundation
 import XCTest
 
@@ -75,6 +76,26 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(first.items.map { ($0.output as NSString).lastPathComponent },
                        ["bob-auburn.png", "bob-6b3e26.png", "pixie-auburn.png", "pixie-6b3e26.png"])
         XCTAssertEqual(Set(first.items.map(\.inputHash)).count, 4)
+    }
+
+    /// Another seed on the same photo fills a new plate from the same parse: the network does not run again
+    /// (what golden suites and sheets with several seeds on one photo pay).
+    func testAnotherSeedOnOnePhotoDoesNotParseItAgain() throws {
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        var first = FrameTiming(), second = FrameTiming(), again = FrameTiming()
+        let a = try engine.render(analysis: analysis, style: "pixie", color: try HairColor.parse("auburn"), seed: 11, strands: 300, timing: &first)
+        let b = try engine.render(analysis: analysis, style: "pixie", color: try HairColor.parse("auburn"), seed: 12, strands: 300, timing: &second)
+        XCTAssertNotNil(first[.parse])
+        XCTAssertNil(second[.parse], "seed 12 parsed the photo again")
+        XCTAssertNotNil(second[.plate], "seed 12 needs its own plate")
+        XCTAssertNotEqual(a.plate?.pixels, b.plate?.pixels, "the plate's fill depends on the seed")
+        // And the plate of seed 11, made again from the kept parse, is the same bytes.
+        _ = try engine.render(analysis: analysis, style: "pixie", color: try HairColor.parse("auburn"), seed: 99, strands: 300, timing: &again)
+        var back = FrameTiming()
+        let c = try engine.render(analysis: analysis, style: "pixie", color: try HairColor.parse("auburn"), seed: 11, strands: 300, timing: &back)
+        XCTAssertEqual(c.images.composite.pixels, a.images.composite.pixels)
     }
 
     // MARK: - Refusals
