@@ -214,17 +214,20 @@ public final class BatchRunner: @unchecked Sendable {
                 return Analysed(items: items, analyses: analyses, parsed: parsed, timing: timing)
             }
         }
+        let writer = ItemWriter(name: "coif.batch-write-\(worker)")
         var next = take().map(analyse)
         while let current = next {
             guard let analysed = try? current.wait() else { break }
             next = take().map(analyse)
-            render(analysed, engine: engine)
+            render(analysed, engine: engine, writer: writer)
         }
-        // An analysis started before a stop is waited for, so its thread does not outlive the engine.
+        // An analysis started before a stop is waited for, so its thread does not outlive the engine; the
+        // writes in flight finish before the worker returns.
         _ = try? next?.wait()
+        writer.drain()
     }
 
-    private func render(_ analysed: Analysed, engine: TryOnEngine) {
+    private func render(_ analysed: Analysed, engine: TryOnEngine, writer: ItemWriter) {
         lock.withLock { summary.photosAnalysed += 1 }
         let analyses: [PhotoAnalysis]
         switch analysed.analyses {
@@ -241,6 +244,7 @@ public final class BatchRunner: @unchecked Sendable {
             if lock.withLock({ stopped }) { return }
             let start = monotonicMs()
             var timing = first ? analysed.timing : FrameTiming()
+            first = false
             do {
                 var job = try item.tryOnJob()
                 var faces = analyses
@@ -251,29 +255,39 @@ public final class BatchRunner: @unchecked Sendable {
                     }
                 }
                 job.input = .frame(faces[0].frame)
-                var rendered = try engine.render(faces, job: job, timing: &timing)
-                let directory = (item.output as NSString).deletingLastPathComponent
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                try engine.write(&rendered, job: job, timing: &timing, start: start)
-                try AtomicFile.write(text: BatchSidecar(item: item).json, to: item.sidecarPath)
-                var r = result(item, .rendered)
-                r.ms = monotonicMs() - start
-                r.stages = timing.stageMs
-                r.strands = rendered.timing.strandCount
-                r.renderer = rendered.timing.renderer
-                lock.withLock { summary.rendered += 1 }
-                record(r)
+                let rendered = try engine.render(faces, job: job, timing: &timing)
+                // Encode and write on the writer's thread while this one renders the next item.
+                writer.submit { [self, timing, job] in self.write(rendered, job: job, item: item, timing: timing, start: start) }
             } catch {
-                let failure = Self.coifError(error)
-                if Self.isFatal(failure) {
-                    stop(failure)
-                    fail(item, failure)
-                    return
-                }
-                fail(item, failure)
+                settle(item, Self.coifError(error))
             }
-            first = false
         }
+    }
+
+    /// encode + write of one rendered item, then its sidecar and its result line.
+    private func write(_ rendered: TryOnResult, job: TryOnJob, item: BatchItem, timing: FrameTiming, start: Double) {
+        var rendered = rendered, timing = timing
+        do {
+            let directory = (item.output as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try TryOnEngine.write(&rendered, job: job, timing: &timing, start: start)
+            try AtomicFile.write(text: BatchSidecar(item: item).json, to: item.sidecarPath)
+            var r = result(item, .rendered)
+            r.ms = monotonicMs() - start
+            r.stages = timing.stageMs
+            r.strands = rendered.timing.strandCount
+            r.renderer = rendered.timing.renderer
+            lock.withLock { summary.rendered += 1 }
+            record(r)
+        } catch {
+            settle(item, Self.coifError(error))
+        }
+    }
+
+    /// A failed item: recorded; a failure no later item can escape also stops the job.
+    private func settle(_ item: BatchItem, _ failure: CoifError) {
+        if Self.isFatal(failure) { stop(failure) }
+        fail(item, failure)
     }
 
     private func fail(_ item: BatchItem, _ error: CoifError) {
@@ -326,7 +340,7 @@ public final class BatchRunner: @unchecked Sendable {
         guard var line = try? encoder.encode(result) else { return }
         line.append(0x0A)
         lock.withLock {
-            _ = line.withUnsafeBytes { write(resultsFD, $0.baseAddress, $0.count) }
+            _ = line.withUnsafeBytes { Glibc.write(resultsFD, $0.baseAddress, $0.count) }
         }
     }
 
@@ -343,6 +357,30 @@ public final class BatchRunner: @unchecked Sendable {
         }
         return failed
     }
+}
+
+/// One thread that encodes and writes items in the order they are submitted, at most `depth` waiting: a
+/// worker renders the next item while the last is encoded, and a slow disk holds the renders back rather
+/// than piling finished images up in memory.
+final class ItemWriter: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let slots: DispatchSemaphore
+
+    init(name: String, depth: Int = 2) {
+        queue = DispatchQueue(label: name)
+        slots = DispatchSemaphore(value: depth)
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        slots.wait()
+        queue.async { [slots] in
+            work()
+            slots.signal()
+        }
+    }
+
+    /// Blocks until every submitted write has finished.
+    func drain() { queue.sync {} }
 }
 
 /// The file beside an item's output that names the inputs it was made from.

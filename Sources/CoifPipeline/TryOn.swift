@@ -703,6 +703,12 @@ public final class TryOnEngine {
     /// Nothing is written until every encode succeeded, and nothing is put in place until every output is
     /// staged (AtomicFile.Batch).
     public func write(_ result: inout TryOnResult, job: TryOnJob, timing: inout FrameTiming, start: Double) throws {
+        try Self.write(&result, job: job, timing: &timing, start: start)
+    }
+
+    /// `write` without an engine: it touches no engine state, so a batch encodes and writes one item on its
+    /// own thread while the engine renders the next.
+    public static func write(_ result: inout TryOnResult, job: TryOnJob, timing: inout FrameTiming, start: Double) throws {
         let outputs = job.outputs
         var images: [(path: String, image: PixelImage)] = []
         if let composite = outputs.composite { images.append((composite, result.images.composite)) }
