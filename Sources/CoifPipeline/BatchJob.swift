@@ -124,6 +124,10 @@ public struct BatchJob: Sendable {
     public var items: [BatchItem]
     public var styleDirectories: [String]
 
+    /// The largest job file read (bytes) and the most items a job may expand to: past either, split the job.
+    public static let maxFileBytes = 256 << 20
+    public static let maxItems = 2_000_000
+
     /// The placeholders an output template may use.
     public static let placeholders = ["photo", "style", "color", "variant", "index"]
 
@@ -131,11 +135,17 @@ public struct BatchJob: Sendable {
     /// the job runs here (`jobRefused`, exit 23, naming the file and the item), and nothing is written.
     /// `build` names the Coif that renders (its version and its executable's digest): a new build renders
     /// every item again.
+    /// - Parameter reserved: other files the command writes (the results file): no item may write them.
     public static func load(path: String, outputDirectory: String, build: String, userStyleDirectories: [String] = [],
-                            styles makeStyles: ([String]) throws -> StyleLibrary) throws -> BatchJob {
+                            reserved: [String] = [], styles makeStyles: ([String]) throws -> StyleLibrary) throws -> BatchJob {
         let refuse = { (reason: String) in CoifError.jobRefused(path: path, reason: reason) }
-        guard FileManager.default.fileExists(atPath: path) else { throw CoifError.inputMissing(path: path) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path) else { throw CoifError.inputMissing(path: path) }
+        // Read at most one byte past the limit: a job file is JSON a person or a script wrote, not a dump.
+        let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
+        try? handle.close()
+        guard data.count <= maxFileBytes else { throw refuse("over \(maxFileBytes >> 20) MiB: split the job") }
         let file: BatchJobFile
         do { file = try JSONDecoder().decode(BatchJobFile.self, from: data) } catch {
             throw refuse(Self.describe(error))
@@ -175,6 +185,7 @@ public struct BatchJob: Sendable {
             specs.append(Spec(photo: item.photo, style: item.style, color: item.color, variant: nil, settings: item.settings, output: item.output))
         }
         guard !specs.isEmpty else { throw refuse("no items: give \"photos\" (with \"output\") or \"items\"") }
+        guard specs.count <= maxItems else { throw refuse("\(specs.count) items, over \(maxItems): split the job into several files") }
         if let names = file.variants?.map(\.name), Set(names).count != names.count {
             throw refuse("two variants share a name")
         }
@@ -230,14 +241,19 @@ public struct BatchJob: Sendable {
         for item in items {
             if let style = try? styles.resolve(item.style), case .file(let groom, let head) = style.origin { inputs += [groom] + (head.map { [$0] } ?? []) }
         }
+        // Two items into one file (an item's output or its sidecar), or an item over the results file.
         var seen: [String: Int] = [:]
+        let reservedPaths = Set(reserved.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         for item in items {
-            if let other = seen[item.output] {
-                throw refuse("items \(other) and \(item.index) both write \(item.output): add {style}, {color} or {variant} to the template")
+            for written in [item.output, item.sidecarPath] {
+                if let other = seen[written] {
+                    throw refuse("items \(other) and \(item.index) both write \(written): add {style}, {color} or {variant} to the template")
+                }
+                if reservedPaths.contains(written) { throw refuse("item \(item.index) would write over the results file \(written)") }
+                seen[written] = item.index
             }
-            seen[item.output] = item.index
         }
-        do { try OutputPaths.check(items.map(\.output), inputs: inputs) } catch let error as CoifError { throw refuse("\(error)") }
+        do { try OutputPaths.check(items.map(\.output) + reserved, inputs: inputs) } catch let error as CoifError { throw refuse("\(error)") }
         return BatchJob(path: path, items: items, styleDirectories: directories)
     }
 

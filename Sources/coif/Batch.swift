@@ -61,12 +61,14 @@ struct Batch: ParsableCommand {
             let shard = try shard.map(BatchShard.parse) ?? BatchShard.fromEnvironment(ProcessInfo.processInfo.environment) ?? .whole
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             try AtomicFile.checkDirectory(out)
-            let job = try BatchJob.load(path: jobFile, outputDirectory: out, build: Self.build(),
-                                        userStyleDirectories: styleDirectories.directories) { try StyleLibrary.standard(userDirectories: $0) }
             // One results file per shard by default: a farm's shared volume (NFS) does not promise that
             // appends from several machines to one file stay whole.
             let defaultResults = shard.count == 1 ? "results.jsonl" : "results-\(shard.index)-of-\(shard.count).jsonl"
-            var options = BatchOptions(resultsPath: results ?? (out as NSString).appendingPathComponent(defaultResults))
+            let resultsPath = results ?? (out as NSString).appendingPathComponent(defaultResults)
+            let job = try BatchJob.load(path: jobFile, outputDirectory: out, build: Self.build(),
+                                        userStyleDirectories: styleDirectories.directories,
+                                        reserved: [resultsPath]) { try StyleLibrary.standard(userDirectories: $0) }
+            var options = BatchOptions(resultsPath: resultsPath)
             options.shard = shard
             options.workers = workers
             options.resume = resume

@@ -136,6 +136,17 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(run.status, 23, run.stderr)
         XCTAssertTrue(run.stderr.contains("it is an input"), run.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: photo))
+
+        // The results file is an output too: not an item's file, not an input (the job file itself).
+        try ##"{"photos": ["\##(photo)"], "output": "results.jsonl"}"##.write(toFile: dir + "/over.json", atomically: true, encoding: .utf8)
+        let over = try Fixtures.runCoif(["batch", dir + "/over.json", "--out", dir + "/out"])
+        XCTAssertEqual(over.status, 23, over.stderr)
+        XCTAssertTrue(over.stderr.contains("results file"), over.stderr)
+        let jobBytes = FileManager.default.contents(atPath: dir + "/self.json")
+        let onJob = try Fixtures.runCoif(["batch", dir + "/self.json", "--out", dir + "/elsewhere", "--results", dir + "/self.json"])
+        XCTAssertEqual(onJob.status, 23, onJob.stderr)
+        XCTAssertTrue(onJob.stderr.contains("it is an input"), onJob.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: dir + "/self.json"), jobBytes)
     }
 
     // MARK: - Runs
