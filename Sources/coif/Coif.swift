@@ -21,6 +21,7 @@ struct Coif: ParsableCommand {
         // could read the environment.
         setenv("EGL_LOG_LEVEL", "fatal", 0)
         do {
+            try refuseNonUTF8Arguments()
             var command = try parseAsRoot()
             try command.run()
         } catch {
@@ -50,6 +51,22 @@ struct Coif: ParsableCommand {
         // missing value) is an invalid option value, 22, as the README's table says; 64 stays for usage
         // (an unknown option, a missing argument).
         Foundation.exit(isBadValue(trimmed) ? CoifError.invalidOption(name: "", reason: "").exitCode : code.rawValue)
+    }
+
+    /// Coif's paths are Swift strings, which hold Unicode: an argument whose bytes are not UTF-8 (a Latin-1
+    /// file name, `o\xff.png`) would reach the file system as other bytes (U+FFFD), writing a file of another
+    /// name or missing one that exists. Such an argument is refused (exit 22), naming its position and
+    /// showing its bytes escaped, before anything is read or written.
+    static func refuseNonUTF8Arguments() throws {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            if String(validatingUTF8: raw) == nil {
+                let shown = bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+                throw CoifError.invalidOption(name: "argument \(i) (\(shown))",
+                                              reason: "not valid UTF-8; Coif takes UTF-8 file names and values (rename the file)")
+            }
+        }
     }
 
     /// Whether swift-argument-parser's message is about an option's value, not the command line's shape.

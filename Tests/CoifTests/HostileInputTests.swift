@@ -22,6 +22,22 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(stderr.hasPrefix("coif: ") && stderr.contains(mentions), "'\(stderr)' should name \(mentions)", file: file, line: line)
     }
 
+    /// An argument whose bytes are not UTF-8 (#29 §5: `-o o\xff.png` wrote `o\xEF\xBF\xBD.png`; an existing
+    /// `bad\xff\xfe.png` was "no such file") is refused, exit 22, with one line showing its bytes escaped,
+    /// and nothing written.
+    func testArgumentsThatAreNotUTF8AreRefusedNotRenamed() throws {
+        let photo = try Fixtures.requireAstronaut()
+        let dir = try Fixtures.temporaryDirectory()
+        let coif = Fixtures.coifBinary
+        let written = try Fixtures.runShell("'\(coif)' render '\(photo)' -o \"\(dir)/o$(printf '\\377').png\"")
+        XCTAssertEqual(written.status, 22, written.stderr)
+        assertOneLine(written.stderr, mentions: "o\\xff.png): not valid UTF-8")
+        XCTAssertEqual(Fixtures.listing(dir), [])
+        let input = try Fixtures.runShell("cp '\(photo)' \"\(dir)/bad$(printf '\\377\\376').png\" && '\(coif)' landmarks \"\(dir)/bad$(printf '\\377\\376').png\"")
+        XCTAssertEqual(input.status, 22, input.stderr)
+        assertOneLine(input.stderr, mentions: "bad\\xff\\xfe.png): not valid UTF-8")
+    }
+
     // MARK: Row 2: one bounded reader
 
     /// /dev/zero, a FIFO fed zeros, and a 1 GiB file of zeros are "not an image" (11) from their first bytes,
