@@ -62,18 +62,25 @@ let package = Package(
         .target(name: "CoifGPU", dependencies: ["CoifCore", "CEGL"]),
         .target(name: "CoifRender", dependencies: ["CoifCore", "CoifGPU", "CoifGroom"]),
         .target(name: "CoifDiff", dependencies: ["CoifCore", "CoifMedia"]),
+        // The production path: the try-on's stages, the engine, batch jobs, previews, sheets, recolour.
         .target(
             name: "CoifPipeline",
             dependencies: [
-                "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender", "CoifDiff",
+                "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Tooling around it, as swift-nio keeps NIOEmbedded apart: golden suites, the vision and look
+        // evaluations, robustness, the groom benchmark. The only user of CoifDiff besides `coif diff`.
+        .target(
+            name: "CoifEval",
+            dependencies: ["CoifCore", "CoifMedia", "CoifVision", "CoifGroom", "CoifRender", "CoifPipeline", "CoifDiff"]
         ),
         .executableTarget(
             name: "coif",
             // Every module it imports, declared (none reached through another's dependencies).
             dependencies: [
-                "CoifPipeline", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
+                "CoifPipeline", "CoifEval", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -85,7 +92,7 @@ let package = Package(
 
         .testTarget(
             name: "CoifTests",
-            dependencies: ["CoifPipeline", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
+            dependencies: ["CoifPipeline", "CoifEval", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
                            "CoifGPU", "CoifRender", "CoifAssets", "CVision", .product(name: "Logging", package: "swift-log")]
         ),
     ],

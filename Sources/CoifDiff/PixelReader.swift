@@ -1,6 +1,7 @@
 // PixelReader: two images' samples seen as colour, and the per-pixel pass (errors, luma, ΔE00, map cells).
 // Colour for the perceptual figures is the pixel composited over white in linear light (an image with no
 // alpha is unchanged), so transparent pixels compare by what a viewer would see on a white page.
+import CoifCore
 import Dispatch
 #if canImport(Glibc)
 import Glibc

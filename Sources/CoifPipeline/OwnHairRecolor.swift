@@ -1,7 +1,6 @@
 // OwnHairRecolor: `coif recolor`: the person's own hair recoloured in linear light, nothing else touched.
 // decode → analyse (the faces, for the parse's crop) → parse (or a matte given) → recolour → encode + write.
 import CoifCore
-import CoifDiff
 import CoifMedia
 import CoifRender
 import CoifVision

@@ -54,7 +54,7 @@ public final class PreviewEngine {
     public let styles: StyleLibrary
     public var head: HeadModel { styles.head }
     public let renderer: HairRenderer
-    let occluder: OccluderGeometry
+    package let occluder: OccluderGeometry
     private let compositor = Compositor()
     /// Field of the preview camera: this many millimetres of head space span the image (side views).
     public static let spanMm: Double = 480

@@ -1,6 +1,7 @@
 // coif eval landmarks|pose: accuracy of the vision stages against ground truth, per image and in summary.
 import ArgumentParser
 import CoifCore
+import CoifEval
 import CoifPipeline
 import CoifRender
 import CoifVision

@@ -3,6 +3,7 @@
 // 1 a case fails or a changed reference was not overwritten, CoifError codes for bad input).
 import ArgumentParser
 import CoifCore
+import CoifEval
 import CoifMedia
 import CoifPipeline
 import Foundation

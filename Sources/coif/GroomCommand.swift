@@ -3,6 +3,7 @@
 // coif groom bench: load, interpolation and upload times and GPU memory of grooms.
 import ArgumentParser
 import CoifCore
+import CoifEval
 import CoifGroom
 import CoifPipeline
 import CoifRender

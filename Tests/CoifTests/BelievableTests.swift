@@ -1,6 +1,7 @@
 // BelievableTests: the plate continues what was behind the removed hair, never paints over the face's
 // features, and the judge of the whole head (`coif eval believable`) measures what it says.
 import CoifCore
+import CoifEval
 import CoifGroom
 import CoifMedia
 import CoifPipeline

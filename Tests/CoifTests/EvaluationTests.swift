@@ -2,6 +2,7 @@
 // printed reason when ../shared/testdata is absent). The AFLW2000-3D convention test solves the pose
 // from the ground truth's own 2D points, so it checks the angle conversion, not dlib.
 import CoifCore
+import CoifEval
 import CoifMedia
 import CoifPipeline
 import CoifVision

@@ -3,6 +3,7 @@
 // puts the hair of a profile behind the face, invents no face in Debian's sample photos, and fails with
 // exit 50 when its model is missing. Tests needing the shared test data skip with a printed reason.
 import CoifCore
+import CoifEval
 import CoifGroom
 import CoifMedia
 import CoifPipeline

@@ -2,6 +2,7 @@
 // through the real pipeline, a perturbed reference failing through the real binary, and `record`
 // refusing to overwrite a changed reference. COIF_RECORD_GOLDENS=1 re-records the suite (say why in the commit).
 import CoifCore
+import CoifEval
 import CoifDiff
 import CoifMedia
 import CoifPipeline

@@ -1,6 +1,7 @@
 // GroomBenchmarkTests: `coif groom bench`'s figures are the real ones: counts follow the groom and the
 // request, GPU bytes are what the buffers hold, and every timing is a measured, ordered summary.
 import CoifCore
+import CoifEval
 @testable import CoifGroom
 import CoifGPU
 import CoifPipeline

@@ -3,6 +3,7 @@
 // itself no longer calls hair, a bald head with next to no hair, and a missing or damaged model reported as
 // exit 50 with nothing written.
 import CoifCore
+import CoifEval
 import CoifMedia
 import CoifPipeline
 import CoifRender

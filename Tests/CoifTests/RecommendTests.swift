@@ -1,6 +1,7 @@
 // RecommendTests: face shape from real photos' landmarks, a stretched photo moving toward "long", and
 // the catalog ranking (deterministic, catalog styles only), through the same code `coif recommend` runs.
 import CoifCore
+import CoifEval
 import CoifGroom
 import CoifMedia
 import CoifPipeline

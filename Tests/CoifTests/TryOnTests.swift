@@ -1,6 +1,7 @@
 // TryOnTests: the still try-on through the real pipeline (dlib, OpenCV, Assimp, EGL/GLES, libpng) on
 // astronaut.png: where the hair lands, what a recolor touches, byte-for-byte determinism, the golden.
 import CoifCore
+import CoifEval
 import CoifDiff
 import CoifMedia
 import CoifPipeline

@@ -3,9 +3,9 @@
 // stages as a render; needs no GPU.
 import CoifCore
 import CoifMedia
+import CoifPipeline
 import CoifVision
 import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,9 +4,9 @@
 // needs no GPU. The image transforms are plain bilinear resampling of the 8-bit luma.
 import CoifCore
 import CoifMedia
+import CoifPipeline
 import CoifVision
 import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,7 +2,6 @@
 // Implemented from G. Sharma, W. Wu, E. N. Dalal, "The CIEDE2000 Color-Difference Formula: Implementation
 // Notes, Supplementary Test Data, and Mathematical Observations", Color Res. Appl. 30(1), 2005 — equation
 // numbers below are that paper's. Checked against its published test pairs (DiffTests).
-import CoifCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +26,7 @@ public struct LabColor: Sendable, Equatable {
 
     /// CIELAB's compander: cube root above (6/29)³, a line below.
     @inline(__always)
-    static func f(_ t: Double) -> Double {
+    package static func f(_ t: Double) -> Double {
         t > 216.0 / 24389.0 ? cbrt(t) : t * (841.0 / 108.0) + 4.0 / 29.0
     }
 }
@@ -121,12 +120,12 @@ public enum CIEDE2000 {
 // the mean's direction is ill-conditioned and the paper's rule picks one side) go to the reference.
 
 /// The tables `FastDeltaE` reads: built once, shared by every thread (read-only).
-final class FastDeltaE: Sendable {
+package final class FastDeltaE: Sendable {
     /// g(h) = sin(2·Δθ(h)) with Δθ = 30°·exp(−((h − 275)/25)²), and dg/dh, at h = k·step degrees, k = 0…720.
-    let rotation: [Double]
-    let rotationSlope: [Double]
-    static var step: Double { 0.5 }
-    static let shared = FastDeltaE()
+    package let rotation: [Double]
+    package let rotationSlope: [Double]
+    package static var step: Double { 0.5 }
+    package static let shared = FastDeltaE()
 
     private init() {
         var g = [Double](), dg = [Double]()
@@ -144,12 +143,12 @@ final class FastDeltaE: Sendable {
     }
 
     /// A view of the tables for inner loops (the caller keeps `FastDeltaE.shared` alive — it is static).
-    struct Tables: @unchecked Sendable {
+    package struct Tables: @unchecked Sendable {
         let rotation: UnsafePointer<Double>
         let slope: UnsafePointer<Double>
     }
 
-    func withTables<R>(_ body: (Tables) -> R) -> R {
+    package func withTables<R>(_ body: (Tables) -> R) -> R {
         rotation.withUnsafeBufferPointer { r in
             rotationSlope.withUnsafeBufferPointer { s in
                 body(Tables(rotation: r.baseAddress!, slope: s.baseAddress!))
@@ -160,7 +159,7 @@ final class FastDeltaE: Sendable {
     /// ∛t for t in CIELAB's range (t > (6/29)³ ≈ 0.0089, up to a little over 1): a first guess from the
     /// exponent bits (÷3), then two Halley steps y ← y(y³ + 2t)/(2y³ + t), each tripling the correct digits.
     @inline(__always)
-    static func cubeRoot(_ t: Double) -> Double {
+    package static func cubeRoot(_ t: Double) -> Double {
         var y = Double(bitPattern: t.bitPattern / 3 &+ (682 << 52))
         var y3 = y * y * y
         y = y * (y3 + 2 * t) / (2 * y3 + t)
@@ -169,13 +168,13 @@ final class FastDeltaE: Sendable {
     }
 
     @inline(__always)
-    static func f(_ t: Double) -> Double {
+    package static func f(_ t: Double) -> Double {
         t > 216.0 / 24389.0 ? cubeRoot(t) : t * (841.0 / 108.0) + 4.0 / 29.0
     }
 
     /// CIELAB of linear sRGB, as `LabColor(linearR:g:b:)` with the fast cube root.
     @inline(__always)
-    static func lab(_ r: Double, _ g: Double, _ b: Double) -> (l: Double, a: Double, b: Double) {
+    package static func lab(_ r: Double, _ g: Double, _ b: Double) -> (l: Double, a: Double, b: Double) {
         let x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047
         let y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b
         let z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883
@@ -186,7 +185,7 @@ final class FastDeltaE: Sendable {
     /// The angle of (x, y) in degrees, [0, 360): octant reduction to t ∈ [0, 1], then to |u| ≤ tan(π/8)
     /// by atan t = π/4 + atan((t − 1)/(t + 1)), then the arctangent series to u²³ (error < 2e-11 rad).
     @inline(__always)
-    static func angleDegrees(y: Double, x: Double) -> Double {
+    package static func angleDegrees(y: Double, x: Double) -> Double {
         let ax = abs(x), ay = abs(y)
         let swap = ay > ax
         let small = swap ? ax : ay, large = swap ? ay : ax
@@ -209,7 +208,7 @@ final class FastDeltaE: Sendable {
 
     /// ΔE00 (kL = kC = kH = 1) of two CIELAB colours; see the notes above. Equation numbers are Sharma's.
     @inline(__always)
-    static func difference(_ l1: Double, _ a1: Double, _ b1: Double, _ l2: Double, _ a2: Double, _ b2: Double,
+    package static func difference(_ l1: Double, _ a1: Double, _ b1: Double, _ l2: Double, _ a2: Double, _ b2: Double,
                            tables: Tables) -> Double {
         let pow25to7 = 6_103_515_625.0
         // (2)–(6)
@@ -267,7 +266,7 @@ final class FastDeltaE: Sendable {
 
     /// sin(2Δθ(h)) by cubic Hermite interpolation of the table.
     @inline(__always)
-    static func rotation(hueDegrees h: Double, _ tables: Tables) -> Double {
+    package static func rotation(hueDegrees h: Double, _ tables: Tables) -> Double {
         let position = h * (1 / step)
         let k = min(max(Int(position), 0), Int(360 / step) - 1)
         let t = position - Double(k)

@@ -5,6 +5,7 @@
 // figures for reports (`coif groom bench`); no test asserts them.
 import CoifCore
 import CoifGroom
+import CoifPipeline
 import CoifRender
 import Foundation
 

@@ -6,6 +6,7 @@
 import CoifCore
 import CoifGroom
 import CoifMedia
+import CoifPipeline
 import CoifRender
 import CoifVision
 import Foundation

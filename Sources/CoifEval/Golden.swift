@@ -10,6 +10,7 @@
 import CoifCore
 import CoifDiff
 import CoifMedia
+import CoifPipeline
 import CoifRender
 import Foundation
 

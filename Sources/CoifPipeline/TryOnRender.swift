@@ -1,0 +1,295 @@
+// TryOnRender: scene → layers → composite for the analysed faces of one frame: one face drawn as it is,
+// several laid over each other farthest first; the hair's region, the photo's finish and light, the scalp
+// hair over the filled skin.
+import CoifAssets
+import CoifCore
+import CoifGPU
+import CoifGroom
+import CoifMedia
+import CoifRender
+import CoifVision
+import Foundation
+import Logging
+
+extension TryOnEngine {
+    /// scene → layers → composite for analysed faces of one frame, as `job` asks (its style, look, seed,
+    /// detail). One face is drawn as it is; several are laid over each other (see `renderAll`).
+    public func render(_ analyses: [PhotoAnalysis], job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        let style = try styles.resolve(job.style)
+        return try render(analyses, style: style, job: job, timing: &timing)
+    }
+
+    /// scene → layers → composite of one analysed face with a colour (the catalog's looks otherwise).
+    public func render(analysis: PhotoAnalysis, style name: String?, color: HairColor, seed: UInt64, detail: Double = 1,
+                       strands strandCount: Int? = nil, timing: inout FrameTiming) throws -> TryOnResult {
+        var job = TryOnJob(input: .frame(analysis.frame), style: name, look: HairLook(color: color))
+        job.seed = seed
+        job.detail = detail
+        job.strands = strandCount
+        return try render([analysis], job: job, timing: &timing)
+    }
+
+    func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
+        var analyses = analyses
+        if job.removesOwnHair && analyses[0].plate == nil {
+            // A caller that did not run `removeOwnHair` (a colour-only re-render, a test) gets the last frame's
+            // plate when it is the same frame, faces and seed, else a new one.
+            let key = PlateKey(analyses, seed: job.seed)
+            if let cached = lastPlate, cached.key == key {
+                analyses = cached.analyses
+            } else {
+                let parseKey = PlateKey(analyses, seed: 0)
+                let parsed: ParsedOwnHair
+                if let cached = lastParse, cached.key == parseKey { parsed = cached.parsed } else {
+                    parsed = try parseOwnHair(analyses, timing: &timing)
+                    lastParse = (parseKey, parsed)
+                }
+                analyses = try fillPlate(parsed, seed: job.seed, timing: &timing)
+                lastPlate = (key, analyses)
+            }
+        }
+        var result = try renderOver(analyses, style: style, job: job, timing: &timing)
+        if job.removesOwnHair {
+            result.ownHair = analyses[0].ownHair
+            result.plate = analyses[0].plate
+        }
+        return result
+    }
+
+    /// The hair composited over the plate when the job removes the own hair, else over the photo.
+    func renderOver(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+        let first = analyses[0]
+        let image = job.removesOwnHair ? first.plate! : first.frame.image
+        if analyses.count == 1 {
+            let finish = photoFinish(job, analysis: first, timing: &timing)
+            let region = holdingScalpHair(try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0),
+                                          job: job, analysis: first)
+            let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
+            // The face's skin, read once for the light and for the filled skin's shading (when either is wanted).
+            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(first, timing: &timing) : []
+            let look = look(job, skin: skin, timing: &timing)
+            try drawLayer(scene, analysis: first, region: region, look: look, timing: &timing)
+            let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
+            let images = timing.measure(.composite) { () -> CompositeImages in
+                if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+                let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: layer, region: region)
+                return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                            lightLeft: shadowed ? skinLight : nil,
+                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil,
+                                            scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
+            }
+            record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
+            return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
+        }
+        return try renderAll(analyses, style: style, job: job, over: image, timing: &timing)
+    }
+
+    /// Hair on every analysed face of one frame. Each face's hair layer is drawn as one face's is, then the
+    /// layers are laid over each other farthest first (decreasing tvec z: the head origin's depth in the
+    /// camera), so a nearer head's hair covers a farther one's: `acc = layer + (1 − α_layer)·acc` in
+    /// premultiplied linear light, then composited over the photo once, exactly as a single layer is. The
+    /// result's analysis and level of detail are the first (largest) face's; the timing's strand and
+    /// segment counts are the sums over faces.
+    func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, over image: PixelImage,
+                           timing: inout FrameTiming) throws -> TryOnResult {
+        let first = analyses[0]
+        // The largest face's grain and softness for every face's hair.
+        let finish = photoFinish(job, analysis: first, timing: &timing)
+        let margin = finish?.blurRadiusPx ?? 0
+        // One crop holding every face's hair, so the layers line up pixel for pixel.
+        let region = holdingScalpHair(try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
+            .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }, job: job, analysis: first)
+        var accumulated = HairLayer(width: region.width, height: region.height)
+        // Every face's hair shadow on its own skin, multiplied (R); and the filled skin's shading (G): each
+        // face's head shading under its own light over its own skin's mean (as one face's is), the nearest
+        // head's where heads overlap (the loop runs farthest first), 0 where no head is or where a face
+        // shows too little skin to normalise by (no shading there).
+        var lightLeft: HairLayer?
+        var strandCount = 0, segmentCount = 0
+        var firstLod: LevelOfDetail?
+        let farthestFirst = analyses.enumerated().sorted { a, b in
+            a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
+        }
+        for (index, analysis) in farthestFirst {
+            let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
+            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(analysis, timing: &timing) : []
+            let faceLook = look(job, skin: skin, timing: &timing)
+            try drawLayer(scene, analysis: analysis, region: region, look: faceLook, timing: &timing)
+            if index == 0 { firstLod = scene.levelOfDetail }
+            if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
+                if lightLeft == nil {
+                    var all = HairLayer(width: region.width, height: region.height)
+                    for p in 0..<(region.width * region.height) { all.rgba[p * 4] = 1 }
+                    lightLeft = all
+                }
+                let fillScale = job.removesOwnHair ? filledSkinShading(analysis, skin: skin, lighting: faceLook.lighting)?.scale ?? 0 : 0
+                for p in 0..<(region.width * region.height) {
+                    lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4]
+                    let shading = skinLight.rgba[p * 4 + 1]
+                    if shading > 0 { lightLeft!.rgba[p * 4 + 1] = shading * fillScale }
+                }
+            }
+            strandCount += scene.strands.strandCount
+            segmentCount += scene.strands.segmentCount
+            timing.measure(.composite) {
+                layer.rgba.withUnsafeBufferPointer { near in
+                    accumulated.rgba.withUnsafeMutableBufferPointer { acc in
+                        for p in 0..<(region.width * region.height) {
+                            let alpha = min(max(near[p * 4 + 3], 0), 1)
+                            if alpha == 0 { continue }
+                            for c in 0..<4 { acc[p * 4 + c] = near[p * 4 + c] + (1 - alpha) * acc[p * 4 + c] }
+                        }
+                    }
+                }
+            }
+        }
+        let images = timing.measure(.composite) { () -> CompositeImages in
+            if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
+            let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: accumulated, region: region)
+            // G already holds each face's shading over its own skin's mean: the scale is 1.
+            let filledSkin = job.removesOwnHair ? first.filledSkin.map { FilledSkinShading(weights: $0, scale: 1) } : nil
+            return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
+                                        lightLeft: lightLeft, filledSkin: filledSkin,
+                                        scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
+        }
+        record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
+        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+    }
+
+    /// `region` grown to hold the cropped scalp hair, which is composited in the same pass as the new hair.
+    func holdingScalpHair(_ region: PixelRect, job: TryOnJob, analysis: PhotoAnalysis) -> PixelRect {
+        guard job.removesOwnHair, cropsToHair, let scalp = analysis.scalpHair?.bounds else { return region }
+        return region.union(scalp)
+    }
+
+    /// The analysis's cropped scalp hair as `style` wears it: stubble under a style with shaved sides.
+    func scalpHair(_ analysis: PhotoAnalysis, style: Style) -> ScalpHair? {
+        guard var scalp = analysis.scalpHair else { return nil }
+        if style.entry.tags.contains(ScalpHair.shavedSidesTag) { scalp.density = ScalpHair.stubbleDensity }
+        return scalp
+    }
+
+    /// The plate with the own hair put back where the new hair covers it densely (`CoveredOwnHair`): only what
+    /// would show is removed. The photo as it is when the job keeps the own hair.
+    func coveredOwnHairKept(_ job: TryOnJob, plate: PixelImage, analysis: PhotoAnalysis, layer: HairLayer,
+                                    region: PixelRect) -> PixelImage {
+        guard job.removesOwnHair else { return plate }
+        // Blurred over ~3% of the face's width: a gap between strands is "covered", the style's edge is not.
+        return CoveredOwnHair.restore(plate: plate, photo: analysis.frame.image, layer: layer, at: region,
+                                      sigmaPx: max(1, Float(analysis.faceWidthPx) * 0.03), scratch: &blurScratch)
+    }
+
+    func record(_ timing: inout FrameTiming, image: PixelImage, strands: Int, segments: Int, faceWidthPx: Double) {
+        timing.renderer = renderer.context.renderer
+        timing.imageWidth = image.width
+        timing.imageHeight = image.height
+        timing.strandCount = strands
+        timing.segmentCount = segments
+        timing.faceWidthPx = faceWidthPx
+    }
+
+    /// How far (mm) drawn strands may stray outside their guides' box: children are blended from nearby
+    /// guides with 1.2 mm of noise and pushed out of the head by a few mm; ribbons are ≤ ~2 mm wide; a
+    /// child between a front guide combed aside and its neighbours reaches a few mm farther (15 mm left
+    /// long-straight's children 9 px outside on astronaut).
+    static let hairBoxMarginMm: Float = 20
+    /// Pixels added around the projected box: the one-pixel minimum width of thin strands and the
+    /// multisampled edge.
+    static let hairRegionMarginPx = 3
+
+    /// The part of the photo a face's hair (strands and scalp under-layer) can cover: the projection of the
+    /// style's head-space box. Only that crop is rendered and read back: a 12 MP photo with a 550-px face
+    /// drew, resolved and read 12 MP of 4×MSAA for a 1.4 MP crop. Pixels outside it keep the photo's bytes.
+    /// (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
+    public func hairRegion(analysis: PhotoAnalysis, style name: String?) throws -> PixelRect {
+        // As a job renders it by default: with room for the photo finish's blur.
+        try hairRegion(analysis: analysis, style: try styles.resolve(name), extraMarginPx: PhotoFinish.estimate(analysis)?.blurRadiusPx ?? 0)
+    }
+
+    /// - Parameter extraMarginPx: more room around the hair (the reach of the layer's blur).
+    func hairRegion(analysis: PhotoAnalysis, style: Style, extraMarginPx: Int = 0) throws -> PixelRect {
+        let camera = analysis.camera
+        guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
+        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm, slid: try hairlineFit(analysis, style: style))
+        return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
+                                     marginPx: Self.hairRegionMarginPx + extraMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
+    }
+
+    /// The photo's grain and softness at `analysis`'s face when the job matches them (timed with the scene).
+    func photoFinish(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> PhotoFinish? {
+        guard job.matchesPhotoFinish else { return nil }
+        let finish = timing.measure(.scene) { PhotoFinish.estimate(analysis) }
+        if let finish {
+            logger.debug("finish from the photo", metadata: ["noise": "\(finish.noiseSigma)", "blur": "\(finish.blurSigmaPx)"])
+        }
+        return finish
+    }
+
+    /// scene: the style's strands at the level of detail of this face (or the job's pinned one) and its
+    /// under-layer, on the GPU.
+    func scene(for analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> HairScene {
+        let lod = try job.levelOfDetail ?? LevelOfDetail.choose(
+            faceWidthPx: analysis.faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
+            resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+        let slide = try hairlineFit(analysis, style: style)
+        if let slide {
+            logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
+                                                    "hairlinePx": "\(analysis.person?.hairlineHeight ?? 0)"])
+        }
+        let strands = try strandGeometry(style: style, lod: lod, seed: job.seed, slide: slide)
+        let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
+        return HairScene(style: style, slide: slide, levelOfDetail: lod, strands: strands,
+                         shell: try shellGeometry(style: style, slide: slide), widths: widths)
+    }
+
+    /// How `style` sits on `analysis`'s head: its front slid to the person's own hairline where the plate
+    /// found the person's head (HairlineFit), as grown otherwise. A bisection over one projected point (the
+    /// hair's region and the scene each ask; cheaper than carrying it between them).
+    func hairlineFit(_ analysis: PhotoAnalysis, style: Style) throws -> ScalpSlide? {
+        guard let person = analysis.person, let front = try styles.frontHairline(style) else { return nil }
+        return HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
+    }
+
+    /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
+    func faceSkin(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> [PhotoLightEstimate.SkinSample] {
+        timing.measure(.scene) { PhotoLightEstimate.skinSamples(analysis, head: head, normals: headNormals) }
+    }
+
+    /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
+    /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by how much of
+    /// each pixel the plate filled with skin. nil without a plate or when too little skin shows to take the mean.
+    func filledSkinShading(_ analysis: PhotoAnalysis, skin: [PhotoLightEstimate.SkinSample], lighting: Lighting) -> FilledSkinShading? {
+        guard let filled = analysis.filledSkin, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
+        return FilledSkinShading(weights: filled, scale: 1 / mean)
+    }
+
+    /// The job's look, lit as the face whose `skin` this is when the job asks for the photo's light and the
+    /// face shows enough skin to read it (timed with the scene).
+    func look(_ job: TryOnJob, skin: [PhotoLightEstimate.SkinSample], timing: inout FrameTiming) -> HairLook {
+        var look = job.look
+        guard job.lightsFromPhoto else { return look }
+        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(skin) }) {
+            look.lighting = estimate.lighting(base: look.lighting)
+            logger.debug("light from the photo", metadata: [
+                "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
+                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)"])
+        }
+        return look
+    }
+
+    /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
+    func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
+                           timing: inout FrameTiming) throws {
+        let camera = analysis.camera.cropped(to: region)
+        try timing.measure(.render) {
+            try renderer.draw(camera: camera, headToCamera: analysis.headToCamera, occluder: occluder,
+                              shell: scene.shell, strands: scene.strands, widths: scene.widths, shading: look.shading,
+                              lighting: look.lighting)
+            renderer.finish()
+        }
+        try timing.measure(.readback) { try renderer.readBack(into: &layer) }
+        // GPU time of the passes where the driver's timer queries can be trusted (off on llvmpipe).
+        if let gpuMs = renderer.lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
+    }
+}
