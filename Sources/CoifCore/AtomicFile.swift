@@ -178,8 +178,8 @@ public enum AtomicFile {
         }
         let directory = directoryOf(path)
         let name = String(path.split(separator: "/").last ?? Substring(path))
-        removeStaleTemporaries(of: name, in: directory)
-        let temporary = directory + "/.\(name).tmp-\(getpid())"
+        removeStaleTemporaries(in: directory)
+        let temporary = directory + "/.\(name).tmp-\(temporaryTag)"
         var failure: String?
         if let unnamed = openUnnamed(in: directory) {
             failure = writeAll(bytes, to: unnamed)
@@ -214,13 +214,42 @@ public enum AtomicFile {
         return fd >= 0 ? fd : nil
     }
 
-    /// Removes `.NAME.tmp-PID` files in `directory` whose process no longer runs: what a write killed
-    /// between its link and its rename, or a named temporary's write killed midway, left behind.
-    static func removeStaleTemporaries(of name: String, in directory: String) {
-        let prefix = ".\(name).tmp-"
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in entries where entry.hasPrefix(prefix) {
-            guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+    /// This process's part of a named temporary: `HOST-PID`. Two processes with one PID on one shared folder
+    /// (two Kubernetes pods, each its own PID 1, writing the same output over NFS) differ by host name.
+    static let temporaryTag: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, 255)
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let safe = String(host.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "-" }.prefix(32))
+        return (safe.isEmpty ? "host" : safe) + "-\(getpid())"
+    }()
+
+    /// The longest file name an output may have: a named temporary `.NAME.tmp-HOST-PID` must fit in 255 bytes.
+    public static let maxNameBytes = 255 - (".".utf8.count + ".tmp-".utf8.count + 32 + 1 + 10)
+
+    private static let scanned = NSLock()
+    nonisolated(unsafe) private static var scannedDirectories: Set<String> = []
+
+    /// Removes the temporaries in `directory` that a killed write of this host left (`.NAME.tmp-HOST-PID`
+    /// whose PID no longer runs here, and the older `.NAME.tmp-PID`): what a write killed between its link
+    /// and its rename, or a named temporary's write killed midway, left behind. Another host's are left
+    /// alone (its processes cannot be seen from here). Each directory is listed once per process, not once
+    /// per write: a batch writing 100,000 files into one folder had listed it 100,000 times.
+    static func removeStaleTemporaries(in directory: String) {
+        let first = scanned.withLock { scannedDirectories.insert(directory).inserted }
+        guard first, let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let host = temporaryTag[..<temporaryTag.lastIndex(of: "-")!]
+        for entry in entries where entry.hasPrefix(".") {
+            guard let marker = entry.range(of: ".tmp-", options: .backwards) else { continue }
+            let tag = entry[marker.upperBound...]
+            let pidText: Substring
+            if let dash = tag.lastIndex(of: "-") {
+                guard tag[..<dash] == host else { continue }
+                pidText = tag[tag.index(after: dash)...]
+            } else {
+                pidText = tag
+            }
+            guard let pid = Int32(pidText), pid > 0, pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + entry) }
         }
     }

@@ -10,6 +10,9 @@ import CoifGroom
 import CoifRender
 import CoifVision
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The job file as written.
 public struct BatchJobFile: Codable, Sendable {
@@ -93,8 +96,9 @@ public struct BatchItem: Sendable {
     public var photo: String
     /// A catalog name, or a groom file's path.
     public var style: String
-    /// The colour as parsed: its canonical name (a preset, #rrggbb or the recipe).
-    public var color: String
+    /// The colour as parsed; `color.name` is its canonical name (a preset, #rrggbb or the recipe).
+    public var hairColor: HairColor
+    public var color: String { hairColor.name }
     public var variant: String?
     public var settings: RenderSettings
     /// The output's path (inside `--out`).
@@ -104,7 +108,7 @@ public struct BatchItem: Sendable {
 
     /// The job this item renders (outputs: the composite alone).
     public func tryOnJob() throws -> TryOnJob {
-        var job = TryOnJob(photoPath: photo, style: style, color: try HairColor.parse(color), outputPath: output)
+        var job = TryOnJob(photoPath: photo, style: style, color: hairColor, outputPath: output)
         try settings.apply(to: &job)
         return job
     }
@@ -162,7 +166,24 @@ public struct BatchJob: Sendable {
         struct Spec {
             var photo: String, style: String?, color: String?, variant: String?, settings: RenderSettings?, output: String?
         }
+        for (key, list) in [("photos", file.photos?.count), ("styles", file.styles?.count), ("colors", file.colors?.count),
+                            ("variants", file.variants?.count), ("items", file.items?.count)] where list == 0 {
+            throw refuse("\"\(key)\" is empty: give at least one, or leave the key out")
+        }
+        // The item count from the lists' lengths, before any item is made: 20,000 photos × 20,000 colours in
+        // a 469 KB file had filled 7 GB of memory before the limit was checked.
+        var total = file.items?.count ?? 0
+        if let photos = file.photos {
+            var product = photos.count
+            for factor in [file.styles?.count ?? 1, file.colors?.count ?? 1, file.variants?.count ?? 1] {
+                let (next, overflow) = product.multipliedReportingOverflow(by: factor)
+                product = overflow ? Int.max : next
+            }
+            total = product > maxItems ? product : total + product
+        }
+        guard total <= maxItems else { throw refuse("\(total) items, over \(maxItems): split the job into several files") }
         var specs: [Spec] = []
+        specs.reserveCapacity(total)
         let photos = file.photos ?? []
         if !photos.isEmpty {
             guard file.output != nil else { throw refuse("\"photos\" needs an \"output\" template") }
@@ -185,7 +206,6 @@ public struct BatchJob: Sendable {
             specs.append(Spec(photo: item.photo, style: item.style, color: item.color, variant: nil, settings: item.settings, output: item.output))
         }
         guard !specs.isEmpty else { throw refuse("no items: give \"photos\" (with \"output\") or \"items\"") }
-        guard specs.count <= maxItems else { throw refuse("\(specs.count) items, over \(maxItems): split the job into several files") }
         if let names = file.variants?.map(\.name), Set(names).count != names.count {
             throw refuse("two variants share a name")
         }
@@ -195,20 +215,33 @@ public struct BatchJob: Sendable {
         items.reserveCapacity(specs.count)
         var photoDigests: [String: String] = [:]
         var styleIdentities: [String: String] = [:]
+        // A hex colour is solved into a pigment recipe (~30 ms): once per spec, not once per item.
+        var colors: [String: HairColor] = [:]
+        // The settings checks per distinct style and settings, not per item (each checks the catalog's files).
+        var validated: Set<String> = []
         for (index, spec) in specs.enumerated() {
             let what = "item \(index) (\(spec.photo))"
             let photo = resolved(spec.photo)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: photo, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw refuse("\(what): photo \(photo): no such file")
+            if photoDigests[photo] == nil {
+                // A regular file: a FIFO or a device (/dev/zero) would hang the digest below.
+                var info = stat()
+                guard stat(photo, &info) == 0 else { throw refuse("\(what): photo \(photo): no such file") }
+                guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("\(what): photo \(photo): not a regular file") }
+                do { photoDigests[photo] = try Digest.sha256(file: photo) } catch {
+                    throw refuse("\(what): photo \(photo): not readable")
+                }
             }
             // A catalog name as it is; anything else is a groom file relative to the job file.
             let styleName: String
             if let style = spec.style, !styles.names.contains(style) { styleName = resolved(style) } else { styleName = spec.style ?? styles.defaultStyle }
             let style: Style
             do { style = try styles.resolve(styleName) } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            let colorSpec = spec.color ?? "dark-brown"
             let color: HairColor
-            do { color = try HairColor.parse(spec.color ?? "dark-brown") } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            if let known = colors[colorSpec] { color = known } else {
+                do { color = try HairColor.parse(colorSpec) } catch let error as CoifError { throw refuse("\(what): \(error)") }
+                colors[colorSpec] = color
+            }
             let settings = (file.settings ?? RenderSettings()).overridden(by: spec.settings)
             guard let template = spec.output ?? file.output else { throw refuse("\(what): no \"output\" and no template") }
             let relative = try Self.fill(template, photo: photo, style: style, color: color, variant: spec.variant, index: index,
@@ -217,20 +250,27 @@ public struct BatchJob: Sendable {
             guard !relative.hasPrefix("/"), output.hasPrefix(outputRoot + "/") else {
                 throw refuse("\(what): output \"\(relative)\" is outside the output folder \(outputDirectory)")
             }
-            // What the file system would refuse at the item's write, refused here (with its sidecar's suffix).
-            if let long = (output + ".coif").split(separator: "/").first(where: { $0.utf8.count > 255 }) {
-                throw refuse("\(what): output name \"\(long.prefix(40))…\" is \(long.utf8.count) bytes with its sidecar's .coif; a file name may have 255")
+            // What the file system would refuse at the item's write, refused here: the sidecar's name and its
+            // temporary's (`.NAME.coif.tmp-HOST-PID`) must fit in 255 bytes.
+            let longest = AtomicFile.maxNameBytes - ".coif".utf8.count
+            if let long = output.split(separator: "/").first(where: { $0.utf8.count > longest }) {
+                throw refuse("\(what): output name \"\(long.prefix(40))…\" is \(long.utf8.count) bytes; at most \(longest) (its sidecar and their temporaries must fit in 255)")
             }
             guard output.utf8.count < 4000 else { throw refuse("\(what): output path is \(output.utf8.count) bytes long; at most 4000") }
-            var item = BatchItem(index: index, photo: photo, style: styleName, color: color.name, variant: spec.variant,
+            var item = BatchItem(index: index, photo: photo, style: styleName, hairColor: color, variant: spec.variant,
                                  settings: settings, output: output, inputHash: "")
-            do {
-                var job = try item.tryOnJob()
-                job.outputs = TryOnOutputs()
-                try job.validate(styles: styles)
-            } catch let error as CoifError { throw refuse("\(what): \(error)") }
-            if photoDigests[photo] == nil { photoDigests[photo] = try Digest.sha256(file: photo) }
-            if styleIdentities[style.key] == nil { styleIdentities[style.key] = try Self.identity(of: style, styles: styles) }
+            if validated.insert(style.key + "\u{0}" + settings.canonicalJSON).inserted {
+                do {
+                    var job = try item.tryOnJob()
+                    job.outputs = TryOnOutputs()
+                    try job.validate(styles: styles)
+                } catch let error as CoifError { throw refuse("\(what): \(error)") }
+            }
+            if styleIdentities[style.key] == nil {
+                do { styleIdentities[style.key] = try Self.identity(of: style, styles: styles) } catch let error as CoifError {
+                    throw refuse("\(what): \(error)")
+                }
+            }
             item.inputHash = Self.inputHash(build: build, photoDigest: photoDigests[photo]!, style: styleIdentities[style.key]!,
                                             color: color.name, settings: settings)
             items.append(item)
@@ -253,7 +293,9 @@ public struct BatchJob: Sendable {
                 seen[written] = item.index
             }
         }
-        do { try OutputPaths.check(items.map(\.output) + reserved, inputs: inputs) } catch let error as CoifError { throw refuse("\(error)") }
+        do { try OutputPaths.check(items.flatMap { [$0.output, $0.sidecarPath] } + reserved, inputs: inputs) } catch let error as CoifError {
+            throw refuse("\(error)")
+        }
         return BatchJob(path: path, items: items, styleDirectories: directories)
     }
 

@@ -1,6 +1,7 @@
 // BatchReport: one self-contained HTML page over a batch's results files (`coif batch-report`): totals, the
 // failures with their reasons, per-stage timing over the items rendered, and a grid of thumbnails (PNG
-// data URIs, so the page travels alone). An item's latest line wins: a failure later rendered is done.
+// data URIs, so the page travels alone). An item's latest line wins, except that a done item stays done (done
+// is a file on disk: a second process's later failure on the same item does not undo it).
 import CoifCore
 import CoifMedia
 import Foundation
@@ -24,7 +25,8 @@ public struct BatchReport: Sendable {
                     if number == text.split(separator: "\n").count - 1 && !text.hasSuffix("\n") { continue }
                     throw CoifError.corruptImage(path: path, reason: "line \(number + 1) is not a batch result")
                 }
-                if let previous = latest[result.index], previous.status != .failed, result.status == .failed { continue }
+                if let previous = latest[result.index], previous.status == .rendered || previous.status == .done,
+                   result.status == .failed || result.status == .stopped { continue }
                 latest[result.index] = result
                 if result.status == .rendered { renders.append(result) }
             }
@@ -58,8 +60,8 @@ public struct BatchReport: Sendable {
         .grid{display:flex;flex-wrap:wrap;gap:8px}.grid figure{margin:0;width:168px;font-size:11px;overflow-wrap:anywhere}
         .grid img{width:160px;border:1px solid #ccc}</style></head><body>
         <h1>Coif batch report</h1>
-        <table><tr><th>items</th><th>done</th><th>rendered (last run)</th><th>failed</th></tr>
-        <tr><td class="n">\(items.count)</td><td class="n">\(count(.rendered) + count(.done))</td><td class="n">\(count(.rendered))</td><td class="n">\(failed.count)</td></tr></table>
+        <table><tr><th>items</th><th>done</th><th>rendered (last run)</th><th>failed</th><th>stopped (to run again)</th></tr>
+        <tr><td class="n">\(items.count)</td><td class="n">\(count(.rendered) + count(.done))</td><td class="n">\(count(.rendered))</td><td class="n">\(failed.count)</td><td class="n">\(count(.stopped))</td></tr></table>
 
         """
         page += "<h2>Failures (\(failed.count))</h2>\n"
@@ -76,8 +78,9 @@ public struct BatchReport: Sendable {
                 + "<td class=\"n\">\(row.n)</td></tr>\n"
         }
         page += "</table>\n"
-        let shown = items.filter { $0.status != .failed }.prefix(limit)
-        page += "<h2>Outputs (\(shown.count) of \(items.count - failed.count))</h2>\n<div class=\"grid\">\n"
+        let done = items.filter { $0.status == .rendered || $0.status == .done }
+        let shown = done.prefix(limit)
+        page += "<h2>Outputs (\(shown.count) of \(done.count))</h2>\n<div class=\"grid\">\n"
         for r in shown {
             let caption = "\(r.index): \(escape((r.photo as NSString).lastPathComponent)) · \(escape(r.style)) · \(escape(r.color))" + (r.variant.map { " · " + escape($0) } ?? "")
             if let thumbnail = Self.thumbnail(r.output) {

@@ -51,6 +51,9 @@ public struct BatchItemResult: Codable, Sendable {
         case done
         /// It failed (now, or in an earlier run when `--resume` skips it).
         case failed
+        /// An error no item could escape (no GPU, a full disk) stopped the shard before this item was done:
+        /// not the item's fault, so `--resume` tries it again.
+        case stopped
     }
     public var index: Int
     public var status: Status
@@ -109,12 +112,15 @@ public final class BatchRunner: @unchecked Sendable {
     /// This shard's items.
     public var shardItems: ArraySlice<BatchItem> { job.items[options.shard.range(of: job.items.count)] }
 
-    /// Whether `item`'s output is in place for its inputs.
+    /// Whether `item`'s output is in place for its inputs: its sidecar names the item's input hash and the
+    /// SHA-256 of the PNG beside it (two processes of different builds, or a kill between the PNG's rename
+    /// and the sidecar's, can leave a sidecar beside a PNG it does not describe).
     public static func isDone(_ item: BatchItem) -> Bool {
-        guard FileManager.default.fileExists(atPath: item.output),
-              let data = FileManager.default.contents(atPath: item.sidecarPath),
-              let sidecar = try? JSONDecoder().decode(BatchSidecar.self, from: data) else { return false }
-        return sidecar.inputHash == item.inputHash
+        guard let data = FileManager.default.contents(atPath: item.sidecarPath),
+              let sidecar = try? JSONDecoder().decode(BatchSidecar.self, from: data),
+              sidecar.inputHash == item.inputHash,
+              let digest = try? Digest.sha256(file: item.output) else { return false }
+        return sidecar.outputSHA256 == digest
     }
 
     /// Renders the shard; returns what happened. Throws only when the results file cannot be opened.
@@ -233,14 +239,19 @@ public final class BatchRunner: @unchecked Sendable {
         switch analysed.analyses {
         case .failure(let error):
             let failure = Self.coifError(error)
-            if Self.isFatal(failure) { stop(failure) }
-            for item in analysed.items { fail(item, failure) }
+            for item in analysed.items { settle(item, failure) }
             return
         case .success(let found): analyses = found
         }
-        var plates: [UInt64: [PhotoAnalysis]] = [:]
+        // One plate at a time (a 9-megapixel plate with its skin and scalp weights is ~140 MB): the group's
+        // items in seed order, so each seed's plate is filled once and dropped before the next.
+        var plate: (seed: UInt64, faces: [PhotoAnalysis])?
         var first = true
-        for item in analysed.items {
+        let bySeed = analysed.items.enumerated().sorted { a, b in
+            let sa = a.element.settings.seed ?? 1, sb = b.element.settings.seed ?? 1
+            return sa != sb ? sa < sb : a.offset < b.offset
+        }.map(\.element)
+        for item in bySeed {
             if lock.withLock({ stopped }) { return }
             let start = monotonicMs()
             var timing = first ? analysed.timing : FrameTiming()
@@ -249,9 +260,10 @@ public final class BatchRunner: @unchecked Sendable {
                 var job = try item.tryOnJob()
                 var faces = analyses
                 if job.removesOwnHair, let parsed = analysed.parsed {
-                    if let plated = plates[job.seed] { faces = plated } else {
+                    if let plate, plate.seed == job.seed { faces = plate.faces } else {
+                        plate = nil
                         faces = try engine.fillPlate(parsed, seed: job.seed, timing: &timing)
-                        plates[job.seed] = faces
+                        plate = (job.seed, faces)
                     }
                 }
                 job.input = .frame(faces[0].frame)
@@ -267,11 +279,23 @@ public final class BatchRunner: @unchecked Sendable {
     /// encode + write of one rendered item, then its sidecar and its result line.
     private func write(_ rendered: TryOnResult, job: TryOnJob, item: BatchItem, timing: FrameTiming, start: Double) {
         var rendered = rendered, timing = timing
+        let directory = (item.output as NSString).deletingLastPathComponent
         do {
-            let directory = (item.output as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            // This item's folder (a file stands where the template wants a folder): its failure, not the shard's.
+            fail(item, .outputNotWritable(path: item.output, reason: "cannot create directory \(directory)"))
+            return
+        }
+        do {
+            // The old sidecar goes before the new PNG comes: a kill between the PNG's rename and the new
+            // sidecar's then leaves the item undone, never marked done by a sidecar of other inputs.
+            if unlink(item.sidecarPath) != 0 && errno != ENOENT {
+                throw CoifError.outputNotWritable(path: item.sidecarPath, reason: String(cString: strerror(errno)))
+            }
             try TryOnEngine.write(&rendered, job: job, timing: &timing, start: start)
-            try AtomicFile.write(text: BatchSidecar(item: item).json, to: item.sidecarPath)
+            let digest = try Digest.sha256(file: item.output)
+            try AtomicFile.write(text: BatchSidecar(item: item, outputSHA256: digest).json, to: item.sidecarPath)
             var r = result(item, .rendered)
             r.ms = monotonicMs() - start
             r.stages = timing.stageMs
@@ -286,8 +310,12 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// A failed item: recorded; a failure no later item can escape also stops the job.
     private func settle(_ item: BatchItem, _ failure: CoifError) {
-        if Self.isFatal(failure) { stop(failure) }
-        fail(item, failure)
+        guard Self.isFatal(failure) else { return fail(item, failure) }
+        stop(failure)
+        var r = result(item, .stopped)
+        r.reason = failure.description
+        r.exitCode = failure.exitCode
+        record(r)
     }
 
     private func fail(_ item: BatchItem, _ error: CoifError) {
@@ -337,10 +365,12 @@ public final class BatchRunner: @unchecked Sendable {
     private func record(_ result: BatchItemResult) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(result) else { return }
+        var line = (try? encoder.encode(result)) ?? Data()
         line.append(0x0A)
-        lock.withLock {
-            _ = line.withUnsafeBytes { Glibc.write(resultsFD, $0.baseAddress, $0.count) }
+        let written = lock.withLock { line.withUnsafeBytes { Glibc.write(resultsFD, $0.baseAddress, $0.count) } }
+        if written != line.count {
+            // A full disk: the results no longer say what happened, so the shard stops (exit 30).
+            stop(.outputNotWritable(path: options.resultsPath, reason: written < 0 ? String(cString: strerror(errno)) : "short write"))
         }
     }
 
@@ -352,7 +382,7 @@ public final class BatchRunner: @unchecked Sendable {
             guard let r = try? JSONDecoder().decode(BatchItemResult.self, from: Data(line.utf8)) else { continue }
             switch r.status {
             case .failed: failed[r.inputHash] = (r.reason ?? "failed", r.exitCode ?? 70)
-            case .rendered, .done: failed[r.inputHash] = nil
+            case .rendered, .done, .stopped: failed[r.inputHash] = nil
             }
         }
         return failed
@@ -386,14 +416,17 @@ final class ItemWriter: @unchecked Sendable {
 /// The file beside an item's output that names the inputs it was made from.
 public struct BatchSidecar: Codable, Sendable {
     public var inputHash: String
+    /// The PNG's own SHA-256, as written.
+    public var outputSHA256: String
     public var photo: String
     public var style: String
     public var color: String
     public var variant: String?
     public var settings: RenderSettings
 
-    init(item: BatchItem) {
+    init(item: BatchItem, outputSHA256: String) {
         inputHash = item.inputHash
+        self.outputSHA256 = outputSHA256
         photo = item.photo
         style = item.style
         color = item.color

@@ -11,6 +11,8 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     public var count: Int
 
     public static let whole = BatchShard(index: 0, count: 1)
+    /// The most shards a job is split into, whichever way the count comes.
+    public static let maxCount = 1_000_000
 
     public init(index: Int, count: Int) {
         self.index = index
@@ -27,7 +29,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// "I/N" with 0 ≤ I < N (`--shard`).
     public static func parse(_ text: String) throws -> BatchShard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 1_000_000,
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= maxCount,
               (0..<count).contains(index) else {
             throw CoifError.invalidOption(name: "--shard", reason: "must be I/N with 0 ≤ I < N ≤ 1000000 (0-based), got \"\(text)\"")
         }
@@ -45,14 +47,17 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// - Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`, with the completions count in `COIF_SHARD_COUNT`
     ///   (Kubernetes does not export it; the manifest sets it, see examples/kubernetes/).
     public static func fromEnvironment(_ environment: [String: String]) throws -> BatchShard? {
+        // Every number within ±10⁹ (Slurm's MaxArraySize is far below), so no sum or product below overflows.
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int(text) else { throw CoifError.invalidOption(name: name, reason: "not a whole number: \"\(text)\"") }
+            guard let value = Int(text), abs(value) <= 1_000_000_000 else {
+                throw CoifError.invalidOption(name: name, reason: "not a whole number within ±10⁹: \"\(text)\"")
+            }
             return value
         }
         if let id = try number("SLURM_ARRAY_TASK_ID") {
-            guard let count = try number("SLURM_ARRAY_TASK_COUNT"), count >= 1 else {
-                throw CoifError.invalidOption(name: "SLURM_ARRAY_TASK_COUNT", reason: "missing beside SLURM_ARRAY_TASK_ID")
+            guard let count = try number("SLURM_ARRAY_TASK_COUNT"), count >= 1, count <= maxCount else {
+                throw CoifError.invalidOption(name: "SLURM_ARRAY_TASK_COUNT", reason: "missing beside SLURM_ARRAY_TASK_ID, or not 1…1000000")
             }
             let low = try number("SLURM_ARRAY_TASK_MIN") ?? id
             let high = try number("SLURM_ARRAY_TASK_MAX") ?? id
@@ -73,7 +78,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
             guard let count = try number("COIF_SHARD_COUNT") else {
                 throw CoifError.invalidOption(name: "COIF_SHARD_COUNT", reason: "missing beside JOB_COMPLETION_INDEX: set it to the Job's completions")
             }
-            guard count >= 1, (0..<count).contains(index) else {
+            guard count >= 1, count <= maxCount, (0..<count).contains(index) else {
                 throw CoifError.invalidOption(name: "JOB_COMPLETION_INDEX", reason: "\(index) is not below COIF_SHARD_COUNT \(count)")
             }
             return BatchShard(index: index, count: count)

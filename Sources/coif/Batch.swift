@@ -47,10 +47,22 @@ struct Batch: ParsableCommand {
     @OptionGroup var styleDirectories: StyleDirectoryOptions
     @OptionGroup var global: GlobalOptions
 
-    /// What the job is rendered with: the version and the executable's digest, so a rebuilt Coif renders
-    /// every item again instead of trusting outputs another build made.
+    /// What the job is rendered with, beyond each item's own inputs: the version and the executable's
+    /// digest (a rebuilt Coif renders every item again), the models as the set-up recorded them (their
+    /// sidecars' digests; dlib's file by size and time), the parsing network's input size, and an assets
+    /// folder named in the environment. Not the GPU: a farm of mixed renderers counts an item done on any.
     static func build() -> String {
-        coifVersion + " " + ((try? Digest.sha256(file: "/proc/self/exe")) ?? "unknown-executable")
+        let environment = ProcessInfo.processInfo.environment
+        var parts = [coifVersion, (try? Digest.sha256(file: "/proc/self/exe")) ?? "unknown-executable"]
+        let parsing = FaceParser.modelFile(size: FaceParser.defaultInputSize())
+        for model in [parsing, FaceMesh.landmarkModelFile, FaceMesh.detectorModelFile] {
+            let sidecar = (try? String(contentsOfFile: ModelCache.path(model) + ".sha256", encoding: .utf8)) ?? "missing"
+            parts.append(model + " " + (sidecar.split(separator: " ").first.map(String.init) ?? "missing"))
+        }
+        let dlib = try? FileManager.default.attributesOfItem(atPath: FaceFinder.defaultPredictorPath)
+        parts.append("dlib \((dlib?[.size] as? Int) ?? 0) \(((dlib?[.modificationDate] as? Date)?.timeIntervalSince1970) ?? 0)")
+        parts.append("assets " + (environment["COIF_ASSETS_DIR"] ?? "embedded"))
+        return parts.joined(separator: "\n")
     }
 
     func run() throws {

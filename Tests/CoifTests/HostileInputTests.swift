@@ -391,11 +391,16 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(Fixtures.listing(dir), [], "nothing left by the killed write")
         let gone = try Fixtures.startShell("exit 0")
         gone.waitUntilExit()
-        let stale = dir + "/.out.png.tmp-\(gone.processIdentifier)"
-        try "partial".write(toFile: stale, atomically: false, encoding: .utf8)
+        // This host's (the older `.NAME.tmp-PID` and `.NAME.tmp-HOST-PID`) are removed; another host's, whose
+        // processes this one cannot see, are left.
+        let host = String(ProcessInfo.processInfo.hostName.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "-" }.prefix(32))
+        let other = ".out.png.tmp-elsewhere-\(gone.processIdentifier)"
+        for stale in [".out.png.tmp-\(gone.processIdentifier)", ".out.png.tmp-\(host)-\(gone.processIdentifier)", other] {
+            try "partial".write(toFile: dir + "/" + stale, atomically: false, encoding: .utf8)
+        }
         let run = try Fixtures.runCoif(["render", photo, "-o", dir + "/out.png"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(Fixtures.listing(dir), ["out.png"])
+        XCTAssertEqual(Fixtures.listing(dir), [other, "out.png"])
     }
 
     /// No command writes over what it reads (#29, section 1): each output that is one of the command's inputs
