@@ -193,6 +193,18 @@ public final class StyleLibrary: @unchecked Sendable {
         headPath.map { path + "\u{0}" + $0 } ?? path
     }
 
+    /// Every strand a frame of `style` draws: its guides and the children interpolated between them (`count`
+    /// in all, `pointsPerStrand` each, placed by `seed`), slid to a person's hairline when `slide` is given.
+    /// The one scene builder of a still, a batch item and a preview.
+    public func strands(_ style: Style, count: Int, pointsPerStrand: Int, seed: UInt64, slide: ScalpSlide? = nil) throws -> StrandSet {
+        let groom = try groom(style)
+        let interpolation = ChildInterpolation.standard(strands: count, groom: groom, pointsPerStrand: pointsPerStrand, seed: seed)
+        // Slid after interpolation: children are rooted on Coif's scalp, so sliding the guides alone would
+        // leave the children's roots behind.
+        let strands = interpolation.apply(guides: groom.guides, head: head)
+        return slide.map { $0.apply(to: strands, shape: head.shape) } ?? strands
+    }
+
     /// The style's guides, loaded once.
     public func groom(_ style: Style) throws -> Groom {
         if let known = locked({ grooms[style.key] }) { return known }

@@ -65,7 +65,7 @@ public struct HeadSizing: Sendable, Equatable {
     /// analysis as it is (unscaled) when the parse gives no width at any height (a face turned far away, a
     /// parse that missed the head).
     public static func fit(_ analysis: PhotoAnalysis, hair: OwnHair, head: HeadModel,
-                           solve: (CameraIntrinsics) throws -> HeadPose) -> PhotoAnalysis {
+                           solve: (PinholeCamera) throws -> HeadPose) -> PhotoAnalysis {
         let pivot = pivot(of: head)
         guard let person = personWidths(analysis, hair: hair, head: head, pivot: pivot) else { return analysis }
         func ratio(_ candidate: PhotoAnalysis) -> Float? { widthRatio(person: person, candidate, head: head, pivot: pivot) }
@@ -122,7 +122,7 @@ public struct HeadSizing: Sendable, Equatable {
 
     /// The analysis seen through a lens `factor` times longer: the pose solved again for the same landmarks.
     static func refocused(_ analysis: PhotoAnalysis, factor: Double,
-                          solve: (CameraIntrinsics) throws -> HeadPose) -> PhotoAnalysis? {
+                          solve: (PinholeCamera) throws -> HeadPose) -> PhotoAnalysis? {
         var intrinsics = analysis.intrinsics
         intrinsics.fx *= factor
         intrinsics.fy *= factor

@@ -46,7 +46,7 @@ public struct PhotoAnalysis: Sendable {
     /// Every face kept in the frame, largest first.
     public var faceBoxes: [FaceBox] { face.faceBoxes }
     public var chosen: Face { face.chosen }
-    public var intrinsics: CameraIntrinsics { face.intrinsics }
+    public var intrinsics: PinholeCamera { face.intrinsics }
     public var pose: HeadPose { face.pose }
     public var faceWidthPx: Double { face.faceWidthPx }
     /// Head space (mm) → camera space (mm): the pose with the head resized to the person's. What the head,
@@ -54,10 +54,7 @@ public struct PhotoAnalysis: Sendable {
     public var headToCamera: Mat4 { pose.modelToCamera * sizing.matrix }
 
     /// The photo's camera: its size and the intrinsics the pose was solved with.
-    public var camera: PinholeCamera {
-        PinholeCamera(widthPx: frame.image.width, heightPx: frame.image.height, fx: intrinsics.fx, fy: intrinsics.fy,
-                      cx: intrinsics.cx, cy: intrinsics.cy)
-    }
+    public var camera: PinholeCamera { intrinsics }
 }
 
 /// A frame's own hair, parsed, with its faces resized to the person's heads: what a plate is filled from.

@@ -151,9 +151,7 @@ public final class PreviewEngine {
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
                                        resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
         let sceneStart = monotonicMs()
-        let children = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
-                                                   pointsPerStrand: lod.pointsPerStrand, seed: seed)
-        let all = children.apply(guides: groom.guides, head: styles.head)
+        let all = try styles.strands(style, count: lod.strandCount, pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let underLayer = try styles.underLayer(style)
         return PreviewFrame(style: style, view: view, camera: camera, headToCamera: headToCamera, levelOfDetail: lod,
                             strands: all, underLayer: underLayer, sceneMs: monotonicMs() - sceneStart)
@@ -179,14 +177,9 @@ public final class PreviewEngine {
         let skin = Self.headSRGB
         let albedo = Vec3(srgbToLinear(skin.x), srgbToLinear(skin.y), srgbToLinear(skin.z)) * 0.8
         var layer = HairLayer()
-        try timing.measure(.render) {
-            try renderer.draw(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
-                              strands: strands, widths: widths, shading: HairShading(color: color), lighting: Lighting(),
-                              headAlbedoLinear: albedo)
-            renderer.finish()
-        }
-        try timing.measure(.readback) { try renderer.readBack(into: &layer) }
-        if let gpuMs = renderer.lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
+        try renderer.drawAndReadBack(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
+                                     strands: strands, widths: widths, shading: HairShading(color: color), lighting: Lighting(),
+                                     headAlbedoLinear: albedo, into: &layer, timing: &timing)
         let size = frame.camera.widthPx
         let backdrop = PixelImage(width: size, height: frame.camera.heightPx, channels: 3, fill: Self.background)
         let image = timing.measure(.composite) { compositor.composite(layer: layer, over: backdrop).composite }

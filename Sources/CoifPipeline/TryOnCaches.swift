@@ -21,13 +21,7 @@ extension TryOnEngine {
             strandCache.append(hit)
             return hit.geometry
         }
-        let groom = try styles.groom(style)
-        let interpolation = ChildInterpolation.standard(strands: lod.strandCount, groom: groom,
-                                                        pointsPerStrand: lod.pointsPerStrand, seed: seed)
-        // Slid after interpolation: children are rooted on Coif's scalp, so sliding the guides alone would
-        // leave the children's roots behind.
-        var strands = interpolation.apply(guides: groom.guides, head: head)
-        if let slide { strands = slide.apply(to: strands, shape: head.shape) }
+        let strands = try styles.strands(style, count: lod.strandCount, pointsPerStrand: lod.pointsPerStrand, seed: seed, slide: slide)
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
         let geometry = renderer.upload(strands: strands, seed: seed)
         strandCache.append((key, geometry))
@@ -54,7 +48,7 @@ struct PlateKey: Equatable {
     var width: Int, height: Int
     var boxes: [FaceBox]
     /// The camera the faces were solved with: HeadSizing refits it, so another field of view is another plate.
-    var intrinsics: [CameraIntrinsics]
+    var intrinsics: [PinholeCamera]
     var seed: UInt64
 
     init(_ analyses: [PhotoAnalysis], seed: UInt64) {

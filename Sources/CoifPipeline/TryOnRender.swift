@@ -281,15 +281,8 @@ extension TryOnEngine {
     /// layers: render and read back one face's hair, over `region` of the photo, into `layer`.
     func drawLayer(_ scene: HairScene, analysis: PhotoAnalysis, region: PixelRect, look: HairLook,
                            timing: inout FrameTiming) throws {
-        let camera = analysis.camera.cropped(to: region)
-        try timing.measure(.render) {
-            try renderer.draw(camera: camera, headToCamera: analysis.headToCamera, occluder: occluder,
-                              shell: scene.shell, strands: scene.strands, widths: scene.widths, shading: look.shading,
-                              lighting: look.lighting)
-            renderer.finish()
-        }
-        try timing.measure(.readback) { try renderer.readBack(into: &layer) }
-        // GPU time of the passes where the driver's timer queries can be trusted (off on llvmpipe).
-        if let gpuMs = renderer.lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
+        try renderer.drawAndReadBack(camera: analysis.camera.cropped(to: region), headToCamera: analysis.headToCamera,
+                                     occluder: occluder, shell: scene.shell, strands: scene.strands, widths: scene.widths,
+                                     shading: look.shading, lighting: look.lighting, into: &layer, timing: &timing)
     }
 }

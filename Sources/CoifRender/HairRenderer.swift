@@ -352,6 +352,21 @@ public final class HairRenderer {
                                            look: HairLook(shading: shading, lighting: lighting)))
     }
 
+    /// `draw`, then `readBack` into `layer`, timed as the render (drawn and finished) and readback stages,
+    /// with the passes' GPU time where the driver's timer queries can be trusted: one frame as a still, a
+    /// preview and a batch item all draw it.
+    public func drawAndReadBack(camera: PinholeCamera, headToCamera: Mat4, occluder: OccluderGeometry, shell: ShellGeometry?,
+                                strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting,
+                                headAlbedoLinear: Vec3? = nil, into layer: inout HairLayer, timing: inout FrameTiming) throws {
+        try timing.measure(.render) {
+            try draw(camera: camera, headToCamera: headToCamera, occluder: occluder, shell: shell, strands: strands,
+                     widths: widths, shading: shading, lighting: lighting, headAlbedoLinear: headAlbedoLinear)
+            finish()
+        }
+        try timing.measure(.readback) { try readBack(into: &layer) }
+        if let gpuMs = lastFrameGPUMs { timing.gpuRenderMs = (timing.gpuRenderMs ?? 0) + gpuMs }
+    }
+
     /// Draws and reads back one frame with every program and state a real frame uses, so software drivers
     /// (llvmpipe compiles shader variants at first draw) do that work at start-up rather than in the first
     /// still or preview. Needs no head: it draws a stand-in triangle, so it can run while the head and the

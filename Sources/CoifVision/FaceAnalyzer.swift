@@ -45,7 +45,7 @@ public struct FaceAnalysis: Sendable {
     public var faceBoxes: [FaceBox]
     public var chosen: Face
     /// The camera the pose was solved with.
-    public var intrinsics: CameraIntrinsics
+    public var intrinsics: PinholeCamera
     public var pose: HeadPose
     /// Jaw-to-jaw width in pixels: drives the level of detail.
     public var faceWidthPx: Double
@@ -245,7 +245,7 @@ public final class FaceAnalyzer {
     /// time beside them. A face that pass reads as well inside dlib's range (`meshScreenMarginDegrees`)
     /// stops there; otherwise the mesh is fitted again from its own points and its pose solved.
     /// Fits are timed as `.landmarks`, poses as `.pose`.
-    public func chooseLandmarks(image: PixelImage, box: FaceBox, intrinsics: CameraIntrinsics, timing: inout FrameTiming,
+    public func chooseLandmarks(image: PixelImage, box: FaceBox, intrinsics: PinholeCamera, timing: inout FrameTiming,
                                 dlibLandmarks: () -> [Vec2]) throws -> LandmarkChoice? {
         let meshLoaded = faceMesh != nil && image.channels == 3
         // The worker has the mesh until `wait()` returns; nothing here touches it before that.
@@ -316,13 +316,13 @@ public final class FaceAnalyzer {
     /// The pose from the mesh's 68 points: the same rigid subset and head as dlib's (one pose convention),
     /// but no second solve without the far side: the mesh places hidden points from its 3D shape, not from a
     /// frontal prior, so they hold the pose rather than pull it toward frontal.
-    public func solveMeshPose(landmarks: [Vec2], intrinsics: CameraIntrinsics) throws -> HeadPose {
+    public func solveMeshPose(landmarks: [Vec2], intrinsics: PinholeCamera) throws -> HeadPose {
         try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)
     }
 
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
     /// length): solved as the face's landmark model solves it.
-    public func solvePose(for analysis: FaceAnalysis, intrinsics: CameraIntrinsics) throws -> HeadPose {
+    public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
         let landmarks = analysis.chosen.landmarks
         return analysis.landmarkModel == .mesh
             ? try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics)
@@ -354,14 +354,14 @@ public final class FaceAnalyzer {
     /// from the points still visible at that yaw (`visibleRigidLandmarks`). On the shared AFLW2000-3D
     /// sample this takes image00475 (yaw 66°) from 45.6° to 29.5° of summed pitch/yaw/roll error; the
     /// others (estimated within ±20°) are unchanged. Faces under 30° never pay for the second solve.
-    public func solvePose(landmarks: [Vec2], intrinsics: CameraIntrinsics) throws -> HeadPose {
+    public func solvePose(landmarks: [Vec2], intrinsics: PinholeCamera) throws -> HeadPose {
         let first = try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)
         guard abs(first.yawDegrees) > Self.selfOcclusionYawDegrees else { return first }
         let visible = Self.visibleRigidLandmarks(yawDegrees: first.yawDegrees)
         return (try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics)) ?? first
     }
 
-    func solvePose(landmarks: [Vec2], subset: [Int], intrinsics: CameraIntrinsics) throws -> HeadPose {
+    func solvePose(landmarks: [Vec2], subset: [Int], intrinsics: PinholeCamera) throws -> HeadPose {
         try HeadPose.solve(imagePoints: subset.map { landmarks[$0] }, modelPoints: subset.map { headLandmarks[$0] },
                            intrinsics: intrinsics)
     }
@@ -377,7 +377,7 @@ public final class FaceAnalyzer {
 
     /// The frame's camera: the user's field of view if given, else EXIF's 35 mm focal length, else the
     /// documented default.
-    public static func intrinsics(for frame: Frame) -> CameraIntrinsics {
+    public static func intrinsics(for frame: Frame) -> PinholeCamera {
         let image = frame.image
         if let fov = frame.fieldOfViewDegrees {
             return .fieldOfView(horizontalDegrees: fov, width: image.width, height: image.height)

@@ -1,6 +1,6 @@
 // HeadPose: the rigid transform from Coif's head (model) space into the camera, solved with OpenCV's
-// solvePnP (CVision) from 2D landmarks and their 3D points on the head mesh; and the pinhole camera
-// (CameraIntrinsics) it is solved for. Knows nothing of which points are used or where they come from.
+// solvePnP (CVision) from 2D landmarks and their 3D points on the head mesh, for the photo's camera
+// (PinholeCamera, CoifCore). Knows nothing of which points are used or where they come from.
 
 import CVision
 import CoifCore
@@ -11,37 +11,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Pinhole intrinsics in pixels, no distortion, for image points in pixel-index coordinates (the centre
-/// of the top-left pixel is (0, 0), as landmarks are): the image centre is ((width−1)/2, (height−1)/2).
-public struct CameraIntrinsics: Sendable, Equatable, Codable {
-    public var fx: Double
-    public var fy: Double
-    public var cx: Double
-    public var cy: Double
-
-    public init(fx: Double, fy: Double, cx: Double, cy: Double) {
-        self.fx = fx
-        self.fy = fy
-        self.cx = cx
-        self.cy = cy
-    }
-
-    /// Horizontal field of view over the image width, principal point at the centre, square pixels.
-    public static func fieldOfView(horizontalDegrees: Double, width: Int, height: Int) -> CameraIntrinsics {
-        let f = Double(width) / 2 / tan(horizontalDegrees * .pi / 360)
-        return CameraIntrinsics(fx: f, fy: f, cx: Double(width - 1) / 2, cy: Double(height - 1) / 2)
-    }
-
-    /// The horizontal field of view (degrees) over an image `width` px wide: `fieldOfView`'s inverse.
-    public func horizontalFieldOfViewDegrees(width: Int) -> Double { 2 * atan(Double(width) / 2 / fx) * 180 / .pi }
-
-    /// From EXIF FocalLengthIn35mmFilm: the 35 mm frame is 36 mm wide along the long side, so
-    /// f(px) = mm / 36 × the long side in pixels. Principal point at the centre, square pixels.
-    public static func focalLength35mm(_ mm: Double, width: Int, height: Int) -> CameraIntrinsics {
-        let f = mm / 36 * Double(max(width, height))
-        return CameraIntrinsics(fx: f, fy: f, cx: Double(width - 1) / 2, cy: Double(height - 1) / 2)
-    }
-}
 
 /// The rigid transform taking head (model) space into the camera: `x_camera = R · x_model + t`.
 ///
@@ -115,7 +84,7 @@ public struct HeadPose: Sendable, Codable, Equatable {
     /// coordinates) through `intrinsics`: EPnP and SQPnP starts, each refined by Levenberg–Marquardt, the
     /// smaller reprojection error wins (~0.2 ms for 68 points).
     /// Needs at least 4 pairs; throws `CoifError.internalError` when the counts differ or OpenCV fails.
-    public static func solve(imagePoints: [Vec2], modelPoints: [Vec3], intrinsics: CameraIntrinsics) throws -> HeadPose {
+    public static func solve(imagePoints: [Vec2], modelPoints: [Vec3], intrinsics: PinholeCamera) throws -> HeadPose {
         guard imagePoints.count == modelPoints.count else {
             throw CoifError.internalError("pose: \(imagePoints.count) image points for \(modelPoints.count) model points")
         }

@@ -62,7 +62,7 @@ final class EvaluationTests: XCTestCase {
         for name in ["image00050", "image00251", "image00475"] {
             let truth = try AFLWGroundTruth.read(matPath: dir + "/\(name).mat")
             XCTAssertEqual(truth.landmarks.count, 68)
-            let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 30, width: 450, height: 450)
+            let k = PinholeCamera.fieldOfView(horizontalDegrees: 30, width: 450, height: 450)
             let pose = try analyzer.solvePose(landmarks: truth.landmarks, intrinsics: k)
             let a = AFLWPose.angles(pose)
             let e = [abs(a.pitch - truth.pitchDegrees), abs(a.yaw - truth.yawDegrees), abs(a.roll - truth.rollDegrees)]
@@ -132,7 +132,7 @@ final class EvaluationTests: XCTestCase {
     func testPoseIgnoresTheHiddenSideOfATurnedHead() throws {
         let analyzer = try analyzer()
         let head = analyzer.headLandmarks
-        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 50, width: 640, height: 480)
+        let k = PinholeCamera.fieldOfView(horizontalDegrees: 50, width: 640, height: 480)
         XCTAssertEqual(FaceAnalyzer.visibleRigidLandmarks(yawDegrees: 50).filter { (42...47).contains($0) || [34, 35].contains($0) }, [])
         XCTAssertEqual(FaceAnalyzer.visibleRigidLandmarks(yawDegrees: -50).filter { (36...41).contains($0) || [31, 32].contains($0) }, [])
         for yaw in [60.0, -60.0] {

@@ -411,7 +411,7 @@ final class VisionTests: XCTestCase {
     static let frontal: [Double] = [1, 0, 0, 0, -1, 0, 0, 0, -1]
 
     static func project(_ points: [Vec3], rotation r: [Double], translation t: [Double],
-                        _ k: CameraIntrinsics) -> [Vec2] {
+                        _ k: PinholeCamera) -> [Vec2] {
         points.map { p in
             let x = Double(p.x), y = Double(p.y), z = Double(p.z)
             let cx = r[0] * x + r[1] * y + r[2] * z + t[0]
@@ -429,7 +429,7 @@ final class VisionTests: XCTestCase {
     }
 
     func testSolvesKnownPoses() throws {
-        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 60, width: 1280, height: 960)
+        let k = PinholeCamera.fieldOfView(horizontalDegrees: 60, width: 1280, height: 960)
         var random = SeededRandom(seed: 7)
         let deg = Double.pi / 180
         let poses: [(yaw: Double, pitch: Double, roll: Double, t: [Double])] = [
@@ -474,7 +474,7 @@ final class VisionTests: XCTestCase {
 
     /// The sign conventions, anchored to what the image shows rather than to the decomposition.
     func testAngleSignsMatchTheImage() throws {
-        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 50, width: 640, height: 480)
+        let k = PinholeCamera.fieldOfView(horizontalDegrees: 50, width: 640, height: 480)
         let t: [Double] = [0, 0, 600]
         let nose = Vec3(0, 0, 100), chin = Vec3(0, -100, 40)
         func solve(modelRotation: [Double]) throws -> (HeadPose, nose: Vec2, chin: Vec2) {
@@ -514,7 +514,7 @@ final class VisionTests: XCTestCase {
     /// A flat point set (all z = 0) is where EPnP alone starts LM in the wrong basin; the solve must still
     /// recover the pose exactly.
     func testSolvesPlanarPoints() throws {
-        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 60, width: 640, height: 480)
+        let k = PinholeCamera.fieldOfView(horizontalDegrees: 60, width: 640, height: 480)
         let flat = Self.headPoints.map { Vec3($0.x, $0.y, 0) }
         let r = Self.multiply(Self.rotation(axis: 1, -0.5), Self.frontal)
         let t: [Double] = [10, 20, 700]
@@ -526,7 +526,7 @@ final class VisionTests: XCTestCase {
     }
 
     func testSolveRejectsBadInput() {
-        let k = CameraIntrinsics.fieldOfView(horizontalDegrees: 60, width: 640, height: 480)
+        let k = PinholeCamera.fieldOfView(horizontalDegrees: 60, width: 640, height: 480)
         XCTAssertThrowsError(try HeadPose.solve(imagePoints: [Vec2(1, 2)], modelPoints: [Vec3(1, 2, 3)], intrinsics: k)) {
             guard case CoifError.internalError = $0 else { return XCTFail("\($0)") }
         }
@@ -535,13 +535,13 @@ final class VisionTests: XCTestCase {
     }
 
     func testIntrinsics() {
-        let fov = CameraIntrinsics.fieldOfView(horizontalDegrees: 90, width: 1000, height: 600)
+        let fov = PinholeCamera.fieldOfView(horizontalDegrees: 90, width: 1000, height: 600)
         XCTAssertEqual(fov.fx, 500, accuracy: 1e-9)
         XCTAssertEqual(fov.fy, 500, accuracy: 1e-9)
         XCTAssertEqual(fov.cx, 499.5)
         XCTAssertEqual(fov.cy, 299.5)
         // A 36 mm lens on a 36 mm-wide frame sees 2·atan(0.5) ≈ 53.1° across the long side.
-        let exif = CameraIntrinsics.focalLength35mm(36, width: 3000, height: 4000)
+        let exif = PinholeCamera.focalLength35mm(36, width: 3000, height: 4000)
         XCTAssertEqual(exif.fx, 4000, accuracy: 1e-9)
         XCTAssertEqual(exif.cx, 1499.5)
     }

@@ -1,8 +1,14 @@
-// PinholeCamera: the photo's camera, in the terms pose estimation uses (OpenCV: x right, y down, z forward,
-// pixels), turned into the GL matrices the renderer needs.
-import CoifCore
+// PinholeCamera: the photo's camera, one type from pose estimation to the renderer: its size, its pinhole
+// intrinsics in pixels (no distortion; image points in pixel-index coordinates, the centre of the top-left
+// pixel at (0, 0), as landmarks are), the clip planes a render uses, and where a crop of it lies. Solved for
+// by the pose (CoifVision), turned into GL matrices by the renderer (CoifRender, PinholeCamera+GL).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-public struct PinholeCamera: Sendable, Equatable {
+public struct PinholeCamera: Sendable, Equatable, Codable {
     public var widthPx: Int
     public var heightPx: Int
     public var fx: Double, fy: Double, cx: Double, cy: Double
@@ -11,7 +17,10 @@ public struct PinholeCamera: Sendable, Equatable {
     public var farMm: Double = 20_000
     /// Where this image's pixel (0, 0) lies in the whole photo: non-zero for a crop (`cropped(to:)`).
     public var originPx: (x: Int, y: Int) { (originX, originY) }
-    var originX = 0, originY = 0
+    package var originX = 0, originY = 0
+
+    /// The camera as JSON (`coif landmarks`, a batch's records): its size and intrinsics.
+    enum CodingKeys: String, CodingKey { case widthPx, heightPx, fx, fy, cx, cy }
 
     public init(widthPx: Int, heightPx: Int, fx: Double, fy: Double, cx: Double, cy: Double) {
         self.widthPx = widthPx
@@ -22,23 +31,20 @@ public struct PinholeCamera: Sendable, Equatable {
         self.cy = cy
     }
 
-    /// OpenCV camera space → GL view space: flip y and z (GL looks down −z with +y up).
-    public static let cameraToView = Mat4.scale(Vec3(1, -1, -1))
+    /// Horizontal field of view over the image width, principal point at the centre, square pixels.
+    public static func fieldOfView(horizontalDegrees: Double, width: Int, height: Int) -> PinholeCamera {
+        let f = Double(width) / 2 / tan(horizontalDegrees * .pi / 360)
+        return PinholeCamera(widthPx: width, heightPx: height, fx: f, fy: f, cx: Double(width - 1) / 2, cy: Double(height - 1) / 2)
+    }
 
-    /// A direction in OpenCV camera space as GL view space, or back (the flip is its own inverse).
-    public static func flipCameraAndView(_ direction: Vec3) -> Vec3 { Vec3(direction.x, -direction.y, -direction.z) }
+    /// The horizontal field of view (degrees) over an image `width` px wide: `fieldOfView`'s inverse.
+    public func horizontalFieldOfViewDegrees(width: Int) -> Double { 2 * atan(Double(width) / 2 / fx) * 180 / .pi }
 
-    /// GL view space → clip space, matching the intrinsics exactly. NDC y is made to grow *downward*
-    /// (ndc_y = 2v/H − 1) so framebuffer row 0 is the photo's top row and readback needs no flip.
-    /// The intrinsics count pixels as landmarks do (pixel centres at whole numbers); GL puts centres at
-    /// +0.5, hence the half-pixel shift of the principal point.
-    public var viewToClip: Mat4 {
-        let w = Double(widthPx), h = Double(heightPx), n = nearMm, f = farMm
-        let a = Float(2 * fx / w), b = Float(1 - 2 * (cx + 0.5) / w)
-        let c = Float(-2 * fy / h), d = Float(2 * (cy + 0.5) / h - 1)
-        let e = Float(-(f + n) / (f - n)), g = Float(-2 * f * n / (f - n))
-        // Column-major: column 2 holds the principal-point terms (they multiply view z).
-        return Mat4(Vec4(a, 0, 0, 0), Vec4(0, c, 0, 0), Vec4(b, -d, e, -1), Vec4(0, 0, g, 0))
+    /// From EXIF FocalLengthIn35mmFilm: the 35 mm frame is 36 mm wide along the long side, so
+    /// f(px) = mm / 36 × the long side in pixels. Principal point at the centre, square pixels.
+    public static func focalLength35mm(_ mm: Double, width: Int, height: Int) -> PinholeCamera {
+        let f = mm / 36 * Double(max(width, height))
+        return PinholeCamera(widthPx: width, heightPx: height, fx: f, fy: f, cx: Double(width - 1) / 2, cy: Double(height - 1) / 2)
     }
 
     /// Projects a point in OpenCV camera space to pixels (for tests and checks).
