@@ -1,6 +1,7 @@
 // StyleAdvice: the catalog's styles ranked for a face shape, from what Meshes/catalog.json says each cut
 // suits. Deterministic: the same catalog and shape give the same order. Lists only catalog styles.
 import CoifGroom
+import CoifVision
 
 /// One style's place in a recommendation.
 public struct StyleSuggestion: Sendable, Codable, Equatable {
