@@ -358,6 +358,9 @@ public final class HairRenderer {
     public func drawAndReadBack(camera: PinholeCamera, headToCamera: Mat4, occluder: OccluderGeometry, shell: ShellGeometry?,
                                 strands: StrandGeometry, widths: StrandWidths, shading: HairShading, lighting: Lighting,
                                 headAlbedoLinear: Vec3? = nil, into layer: inout HairLayer, timing: inout FrameTiming) throws {
+        if context.isSoftware {
+            try SoftwareRasterMemory.check(segments: strands.segmentCount, pixels: camera.widthPx * camera.heightPx)
+        }
         try timing.measure(.render) {
             try draw(camera: camera, headToCamera: headToCamera, occluder: occluder, shell: shell, strands: strands,
                      widths: widths, shading: shading, lighting: lighting, headAlbedoLinear: headAlbedoLinear)

@@ -4,6 +4,7 @@
 import CoifCore
 import CoifGroom
 import CoifMedia
+import CoifRender
 import CoifVision
 import Foundation
 import XCTest
@@ -20,6 +21,29 @@ final class HostileInputTests: XCTestCase {
     func assertOneLine(_ stderr: String, mentions: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(stderr.split(separator: "\n").count, 1, "one line expected: \(stderr)", file: file, line: line)
         XCTAssertTrue(stderr.hasPrefix("coif: ") && stderr.contains(mentions), "'\(stderr)' should name \(mentions)", file: file, line: line)
+    }
+
+    /// A frame too large for a software rasteriser under the process's address-space limit is refused with
+    /// one line before llvmpipe runs out inside its own code (#29 §2: `preview afro --strands 500000 --size
+    /// 2048` under `ulimit -v 3000000` died of SIGSEGV in the driver at ~2.2 GB), and one that fits is drawn.
+    func testAFrameTooLargeForTheSoftwareRasteriserIsRefused() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let big = try runLimited("ulimit -v 3000000", ["preview", "afro", "--strands", "500000", "--size", "2048", "-o", dir + "/big.png"])
+        if big.status == 0 {
+            print("HostileInputTests: a GPU drew the frame (the check is for software rasterisers): \(big.stdout)")
+            throw XCTSkip("not on a software rasteriser")
+        }
+        XCTAssertEqual(big.status, 22, big.stderr)
+        assertOneLine(big.stderr, mentions: "on a software rasteriser takes about")
+        XCTAssertEqual(Fixtures.listing(dir), [])
+        let fits = try runLimited("ulimit -v 3000000", ["preview", "afro", "--strands", "20000", "--size", "512", "-o", dir + "/fits.png"])
+        XCTAssertEqual(fits.status, 0, fits.stderr)
+        // The arithmetic: the measured bytes a segment and a pixel cost, against a limit and free memory.
+        let status = "VmSize:\t 1048576 kB\n", meminfo = "MemAvailable: 8388608 kB\n"
+        XCTAssertNoThrow(try SoftwareRasterMemory.check(segments: 1_000_000, pixels: 1 << 20, status: status, meminfo: meminfo, addressLimit: 3 << 30))
+        XCTAssertThrowsError(try SoftwareRasterMemory.check(segments: 11_000_000, pixels: 1 << 22, status: status, meminfo: meminfo, addressLimit: 3 << 30))
+        XCTAssertThrowsError(try SoftwareRasterMemory.check(segments: 60_000_000, pixels: 1 << 22, status: status, meminfo: meminfo, addressLimit: nil),
+                             "over the memory available")
     }
 
     /// An argument whose bytes are not UTF-8 (#29 §5: `-o o\xff.png` wrote `o\xEF\xBF\xBD.png`; an existing
