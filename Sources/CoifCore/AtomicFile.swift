@@ -224,6 +224,15 @@ public enum AtomicFile {
         return (safe.isEmpty ? "host" : safe) + "-\(getpid())"
     }()
 
+    /// A named temporary beside `path` (`.NAME.tmp-HOST-PID`, which `removeStaleTemporaries` clears once its
+    /// process is gone), for an output another program writes (ffmpeg's MP4) before it is renamed in.
+    public static func temporaryPath(for path: String) -> String {
+        let directory = directoryOf(path)
+        removeStaleTemporaries(in: directory)
+        let name = String(path.split(separator: "/").last ?? Substring(path))
+        return directory + "/.\(name).tmp-\(temporaryTag)"
+    }
+
     /// The longest file name an output may have: a named temporary `.NAME.tmp-HOST-PID` must fit in 255 bytes.
     public static let maxNameBytes = 255 - (".".utf8.count + ".tmp-".utf8.count + 32 + 1 + 10)
 

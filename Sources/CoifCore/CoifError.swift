@@ -8,6 +8,8 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case inputMissing(path: String)
     /// The input exists but is no image format Coif reads.
     case notAnImage(path: String, reason: String)
+    /// The input is no video ffmpeg reads (or holds no video stream).
+    case notAVideo(path: String, reason: String)
     /// A recognised image that is truncated or damaged.
     case corruptImage(path: String, reason: String)
     /// An image over Coif's limits (docs/hostile-input.md): more pixels than its header may claim, or a
@@ -46,7 +48,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .inputMissing: return 10
-        case .notAnImage: return 11
+        case .notAnImage, .notAVideo: return 11
         case .corruptImage: return 12
         case .noFace, .faceIndexOutOfRange, .poseNotFound: return 13
         case .imageSizeMismatch: return 14
@@ -67,6 +69,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .inputMissing(let path): return "\(path): no such file or not readable"
         case .notAnImage(let path, let reason): return "\(path): not an image Coif reads (\(reason))"
+        case .notAVideo(let path, let reason): return "\(path): not a video Coif reads (\(reason))"
         case .corruptImage(let path, let reason): return "\(path): damaged or truncated image (\(reason))"
         case .imageSizeMismatch(let a, let b, let detail): return "\(a) vs \(b): sizes differ (\(detail))"
         case .imageTooLarge(let path, let reason): return "\(path): image too large (\(reason))"

@@ -16,15 +16,19 @@ public struct Frame: Sendable {
     public var exifOrientation: Int
     /// Position in a sequence (a video's frame number), nil for a still.
     public var index: Int?
+    /// When the frame is shown, in seconds from the sequence's start (a video's presentation time), nil for a
+    /// still.
+    public var timestamp: Double?
 
     public init(image: PixelImage, source: String, focalLength35mm: Double? = nil, fieldOfViewDegrees: Double? = nil,
-                exifOrientation: Int = 1, index: Int? = nil) {
+                exifOrientation: Int = 1, index: Int? = nil, timestamp: Double? = nil) {
         self.image = image
         self.source = source
         self.focalLength35mm = focalLength35mm
         self.fieldOfViewDegrees = fieldOfViewDegrees
         self.exifOrientation = exifOrientation
         self.index = index
+        self.timestamp = timestamp
     }
 
     /// The same frame with the user's field of view (nil keeps EXIF or the default).

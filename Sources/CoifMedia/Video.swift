@@ -1,0 +1,263 @@
+// Video: clips in and out through ffmpeg and ffprobe (Debian's `ffmpeg`) as subprocesses, raw RGB frames
+// over pipes. A subprocess rather than libav* linked in: ffmpeg reads every container and codec Debian
+// builds it with (H.264/MP4, MPEG-4/AVI, VP9/WebM), applies rotation metadata, copies the audio untouched and
+// muxes the MP4, with no C API surface to keep in step with libav's versions; a frame costs one copy through
+// a pipe (2.7 MB at 1280×720), small beside its analysis and render. The groundwork of `coif video` (#31).
+import CoifCore
+import Foundation
+
+/// What ffprobe says of a clip's first video stream, as it will be decoded (rotation applied).
+public struct VideoInfo: Sendable, Equatable {
+    /// The upright size: a clip whose metadata rotates it by ±90° has its width and height swapped here.
+    public var width: Int
+    public var height: Int
+    /// Frames per second as a fraction (`r_frame_rate`: 25/1, 30000/1001, 2997/125).
+    public var frameRate: (numerator: Int, denominator: Int)
+    /// The stream's frame count when its container states it, else nil.
+    public var frameCount: Int?
+    public var hasAudio: Bool
+    /// Degrees the player turns the picture (the display matrix), 0 when none.
+    public var rotationDegrees: Int
+
+    public var framesPerSecond: Double { Double(frameRate.numerator) / Double(max(frameRate.denominator, 1)) }
+
+    public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
+        a.width == b.width && a.height == b.height && a.frameRate == b.frameRate && a.frameCount == b.frameCount
+            && a.hasAudio == b.hasAudio && a.rotationDegrees == b.rotationDegrees
+    }
+}
+
+public enum VideoProbe {
+    /// The clip's video stream; `inputMissing` (10) when there is no file, `notAVideo` (11) when ffprobe
+    /// finds no video stream in it.
+    public static func probe(path: String) throws -> VideoInfo {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw CoifError.inputMissing(path: path)
+        }
+        let run = try Subprocess.run("ffprobe", ["-v", "error", "-show_entries",
+                                                 "stream=codec_type,width,height,r_frame_rate,nb_frames:stream_side_data=rotation",
+                                                 "-of", "json", "--", path])
+        guard run.status == 0, let json = try? JSONSerialization.jsonObject(with: run.stdout) as? [String: Any],
+              let streams = json["streams"] as? [[String: Any]] else {
+            throw CoifError.notAVideo(path: path, reason: run.firstErrorLine ?? "ffprobe could not read it")
+        }
+        guard let video = streams.first(where: { $0["codec_type"] as? String == "video" }),
+              let width = video["width"] as? Int, let height = video["height"] as? Int, width > 0, height > 0 else {
+            throw CoifError.notAVideo(path: path, reason: "no video stream")
+        }
+        let rate = (video["r_frame_rate"] as? String ?? "0/1").split(separator: "/").compactMap { Int($0) }
+        guard rate.count == 2, rate[0] > 0, rate[1] > 0 else { throw CoifError.notAVideo(path: path, reason: "no frame rate") }
+        let sideData = (video["side_data_list"] as? [[String: Any]]) ?? []
+        let rotation = sideData.compactMap { $0["rotation"] as? Int }.first ?? 0
+        let quarterTurned = abs(rotation) % 180 == 90
+        return VideoInfo(width: quarterTurned ? height : width, height: quarterTurned ? width : height,
+                         frameRate: (rate[0], rate[1]), frameCount: (video["nb_frames"] as? String).flatMap(Int.init),
+                         hasAudio: streams.contains { $0["codec_type"] as? String == "audio" }, rotationDegrees: rotation)
+    }
+}
+
+/// Decodes a clip frame by frame: ffmpeg writes upright RGB24 frames to a pipe, and each becomes a Frame with
+/// its index, its presentation time at the stream's frame rate, and a source label ("clip.mp4 frame 12").
+public final class VideoReader {
+    public let path: String
+    public let info: VideoInfo
+    private let process: Process
+    private let output: FileHandle
+    private let errors: URL
+    private var index = 0
+    private var buffer: [UInt8]
+
+    public init(path: String) throws {
+        self.path = path
+        info = try VideoProbe.probe(path: path)
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
+        let pipe = Pipe()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        // -nostdin: ffmpeg must not read the terminal; rotation is applied by default (autorotate); each decoded
+        // frame once (passthrough: no frame duplicated or dropped to hold a constant rate).
+        process.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        process.standardOutput = pipe
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        output = pipe.fileHandleForReading
+        buffer = [UInt8](repeating: 0, count: info.width * info.height * 3)
+        try process.run()
+    }
+
+    deinit { close() }
+
+    /// The next frame, nil at the end of the clip. A clip that ends inside a frame, or that ffmpeg stops
+    /// decoding with an error, is `corruptImage` (12) naming the frame.
+    public func next() throws -> Frame? {
+        let frameBytes = buffer.count
+        var filled = 0
+        while filled < frameBytes {
+            let chunk = output.readData(ofLength: frameBytes - filled)
+            if chunk.isEmpty { break }
+            _ = buffer.withUnsafeMutableBytes { raw in chunk.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])) }
+            filled += chunk.count
+        }
+        if filled == 0 {
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                throw CoifError.corruptImage(path: path, reason: "frame \(index): " + (firstError() ?? "ffmpeg exit \(process.terminationStatus)"))
+            }
+            return nil
+        }
+        guard filled == frameBytes else { throw CoifError.corruptImage(path: path, reason: "frame \(index) is cut short") }
+        let frame = Frame(image: PixelImage(width: info.width, height: info.height, channels: 3, pixels: buffer),
+                          source: "\(path) frame \(index)", index: index,
+                          timestamp: Double(index) * Double(info.frameRate.denominator) / Double(info.frameRate.numerator))
+        index += 1
+        return frame
+    }
+
+    /// Stops ffmpeg (when the caller stops early) and removes its log. The pipe is closed first: an ffmpeg
+    /// blocked writing a frame nobody reads would otherwise retry the write after SIGTERM and never exit.
+    public func close() {
+        try? output.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: errors)
+    }
+
+    private func firstError() -> String? {
+        (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+    }
+}
+
+/// Encodes RGB frames to H.264 MP4 (yuv420p, a stated CRF) through ffmpeg, copying an input's audio
+/// untouched. The MP4 is written to a temporary beside the output and renamed in by `finish()`, so the output
+/// is whole or absent: a process killed mid-clip leaves no half-written video (its temporary is cleared by
+/// the next write into that folder).
+public final class VideoWriter {
+    public let path: String
+    public let width: Int, height: Int
+    public let crf: Int
+    private let temporary: String
+    private let process: Process
+    private let input: FileHandle
+    private let errors: URL
+    private var done = false
+    public private(set) var framesWritten = 0
+
+    /// - Parameters:
+    ///   - frameRate: the output's frames per second as a fraction (the input's, for a try-on of a clip).
+    ///   - audioFrom: a clip whose audio (if any) is copied into the output as it is.
+    ///   - crf: x264's constant rate factor (0–51; 18 is visually lossless for most footage).
+    public init(path: String, width: Int, height: Int, frameRate: (numerator: Int, denominator: Int),
+                audioFrom: String? = nil, crf: Int = 18) throws {
+        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else {
+            throw CoifError.invalidOption(name: path, reason: "H.264 in yuv420p needs an even width and height, got \(width)×\(height)")
+        }
+        guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+        try AtomicFile.checkWritable(path)
+        self.path = path
+        self.width = width
+        self.height = height
+        self.crf = crf
+        temporary = AtomicFile.temporaryPath(for: path)
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
+        var arguments = ["-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",
+                         "-framerate", "\(frameRate.numerator)/\(frameRate.denominator)", "-i", "-"]
+        if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"] }
+        // A fixed thread count: x264's output depends on it, and the same clip must give the same bytes on
+        // any number of cores.
+        arguments += ["-c:v", "libx264", "-preset", "medium", "-crf", "\(crf)", "-pix_fmt", "yuv420p", "-threads", "4",
+                      "-movflags", "+faststart", "-f", "mp4", temporary]
+        let pipe = Pipe()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = arguments
+        process.standardInput = pipe
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        input = pipe.fileHandleForWriting
+        try process.run()
+    }
+
+    deinit { if !done { cancel() } }
+
+    /// Appends one frame (RGB or RGBA, the writer's size).
+    public func append(_ image: PixelImage) throws {
+        guard image.width == width, image.height == height, image.channels == 3 || image.channels == 4 else {
+            throw CoifError.internalError("video frame \(framesWritten): \(image.width)×\(image.height)×\(image.channels), expected \(width)×\(height) RGB")
+        }
+        let rgb: [UInt8]
+        if image.channels == 3 { rgb = image.pixels } else {
+            var packed = [UInt8](repeating: 0, count: width * height * 3)
+            for p in 0..<(width * height) { for c in 0..<3 { packed[p * 3 + c] = image.pixels[p * 4 + c] } }
+            rgb = packed
+        }
+        do { try input.write(contentsOf: rgb) } catch {
+            cancel()
+            throw CoifError.outputNotWritable(path: path, reason: firstError() ?? "ffmpeg stopped reading")
+        }
+        framesWritten += 1
+    }
+
+    /// Ends the clip: ffmpeg finishes the MP4, which is renamed over `path`. Throws (and leaves nothing) when
+    /// ffmpeg fails.
+    public func finish() throws {
+        done = true
+        try? input.close()
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: errors) }
+        guard process.terminationStatus == 0, framesWritten > 0 else {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: framesWritten == 0 ? "no frames" : firstError() ?? "ffmpeg exit \(process.terminationStatus)")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: reason)
+        }
+    }
+
+    /// Abandons the clip: ffmpeg is stopped and its temporary removed; `path` is untouched.
+    public func cancel() {
+        done = true
+        try? input.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        unlink(temporary)
+        try? FileManager.default.removeItem(at: errors)
+    }
+
+    private func firstError() -> String? {
+        (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+    }
+}
+
+/// A program run to its end, its output kept (ffprobe's JSON).
+enum Subprocess {
+    struct Run {
+        var status: Int32
+        var stdout: Data
+        var stderr: Data
+        var firstErrorLine: String? { String(data: stderr, encoding: .utf8)?.split(separator: "\n").first.map(String.init) }
+    }
+
+    static func run(_ program: String, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + program)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw CoifError.assetFailed(path: "/usr/bin/" + program, reason: "cannot run it (install Debian's ffmpeg; `make setup` does)")
+        }
+        // ffprobe's answer is small, but read both pipes before waiting so neither can fill and block it.
+        let stderrRead = BackgroundWork(name: "coif.subprocess-stderr") { err.fileHandleForReading.readDataToEndOfFile() }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = (try? stderrRead.wait()) ?? Data()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+}
