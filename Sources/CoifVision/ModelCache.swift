@@ -1,7 +1,6 @@
 // ModelCache: where the set-up (`make models`, scripts/fetch-models.sh) puts Coif's converted neural
 // networks, and the check every network makes before OpenCV reads it. One place for the folder's rule and
 // the "missing or damaged: install it with make models" line (exit 50), so every model fails alike.
-import CVision
 import CoifCore
 import Foundation
 
@@ -31,11 +30,9 @@ public enum ModelCache {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CoifError.assetFailed(path: path, reason: "\(what) missing; \(installHint)")
         }
-        let fields = (try? String(contentsOfFile: path + ".sha256", encoding: .utf8))?.split(separator: " ") ?? []
-        guard fields.count >= 2, let size = Int(fields[1]), fields[0].count == 64 else {
+        guard let (digest, size) = recorded(path) else {
             throw CoifError.assetFailed(path: path, reason: "no checksum sidecar (\(path).sha256); \(installHint)")
         }
-        let digest = fields[0].lowercased()
         // The file's own size and time, through a symbolic link (a shared model folder linked in).
         let resolved = (path as NSString).resolvingSymlinksInPath
         let attributes = try? FileManager.default.attributesOfItem(atPath: resolved)
@@ -47,17 +44,23 @@ public enum ModelCache {
         let seen = SealedFile(path: resolved, size: size, modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0,
                               digest: digest)
         if isVerified(seen) { return }
-        var hex = [CChar](repeating: 0, count: 65)
-        guard cv_sha256_file(resolved, &hex) == 0 else {
+        guard let computed = try? Digest.sha256(file: resolved) else {
             throw CoifError.assetFailed(path: path, reason: "\(what) unreadable; \(installHint)")
         }
-        let computed = String(nulTerminated: hex)
         guard computed == digest else {
             throw CoifError.assetFailed(path: path, reason: "damaged: SHA-256 \(computed.prefix(12))…, expected \(digest.prefix(12))…; \(installHint)")
         }
         lock.lock()
         verified.insert(seen)
         lock.unlock()
+    }
+
+    /// What the set-up recorded for the model at `path` in its sidecar `PATH.sha256` ("SHA256 SIZE NAME"): the
+    /// digest (lowercase hex) and the size; nil when the sidecar is missing or malformed.
+    public static func recorded(_ path: String) -> (digest: String, size: Int)? {
+        let fields = (try? String(contentsOfFile: path + ".sha256", encoding: .utf8))?.split(separator: " ") ?? []
+        guard fields.count >= 2, let size = Int(fields[1]), fields[0].count == 64 else { return nil }
+        return (fields[0].lowercased(), size)
     }
 
     /// A model file as this process found it sealed.

@@ -56,8 +56,7 @@ struct Batch: ParsableCommand {
         var parts = [coifVersion, (try? Digest.sha256(file: "/proc/self/exe")) ?? "unknown-executable"]
         let parsing = FaceParser.modelFile(size: FaceParser.defaultInputSize())
         for model in [parsing, FaceMesh.landmarkModelFile, FaceMesh.detectorModelFile] {
-            let sidecar = (try? String(contentsOfFile: ModelCache.path(model) + ".sha256", encoding: .utf8)) ?? "missing"
-            parts.append(model + " " + (sidecar.split(separator: " ").first.map(String.init) ?? "missing"))
+            parts.append(model + " " + (ModelCache.recorded(ModelCache.path(model))?.digest ?? "missing"))
         }
         let dlib = try? FileManager.default.attributesOfItem(atPath: FaceFinder.defaultPredictorPath)
         parts.append("dlib \((dlib?[.size] as? Int) ?? 0) \(((dlib?[.modificationDate] as? Date)?.timeIntervalSince1970) ?? 0)")
