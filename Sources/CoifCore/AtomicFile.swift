@@ -176,12 +176,9 @@ public enum AtomicFile {
             for made in created { rmdir(made) }
             throw error
         }
-        let directory = directoryOf(path)
-        let name = String(path.split(separator: "/").last ?? Substring(path))
-        removeStaleTemporaries(in: directory)
-        let temporary = directory + "/.\(name).tmp-\(temporaryTag)"
+        let temporary = temporaryPath(for: path)
         var failure: String?
-        if let unnamed = openUnnamed(in: directory) {
+        if let unnamed = openUnnamed(in: directoryOf(path)) {
             failure = writeAll(bytes, to: unnamed)
             unlink(temporary)  // a file of this name can only be a killed process's whose PID this one reuses
             if failure == nil, linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
@@ -225,7 +222,8 @@ public enum AtomicFile {
     }()
 
     /// A named temporary beside `path` (`.NAME.tmp-HOST-PID`, which `removeStaleTemporaries` clears once its
-    /// process is gone), for an output another program writes (ffmpeg's MP4) before it is renamed in.
+    /// process is gone): what `stage` links a whole output in as, and what an output another program writes
+    /// (ffmpeg's MP4) is written to before it is renamed in.
     public static func temporaryPath(for path: String) -> String {
         let directory = directoryOf(path)
         removeStaleTemporaries(in: directory)
