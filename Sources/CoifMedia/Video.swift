@@ -62,29 +62,21 @@ public enum VideoProbe {
 public final class VideoReader {
     public let path: String
     public let info: VideoInfo
-    private let process: Process
+    private let ffmpeg: FFmpegProcess
     private let output: FileHandle
-    private let errors: URL
     private var index = 0
     private var buffer: [UInt8]
 
     public init(path: String) throws {
         self.path = path
         info = try VideoProbe.probe(path: path)
-        errors = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
         let pipe = Pipe()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        // -nostdin: ffmpeg must not read the terminal; rotation is applied by default (autorotate); each decoded
-        // frame once (passthrough: no frame duplicated or dropped to hold a constant rate).
-        process.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
-        process.standardOutput = pipe
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardInput = FileHandle.nullDevice
         output = pipe.fileHandleForReading
         buffer = [UInt8](repeating: 0, count: info.width * info.height * 3)
-        try process.run()
+        // Rotation is applied by default (autorotate); each decoded frame once (passthrough: no frame
+        // duplicated or dropped to hold a constant rate).
+        ffmpeg = try FFmpegProcess(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                                   standardInput: FileHandle.nullDevice, standardOutput: pipe)
     }
 
     deinit { close() }
@@ -101,10 +93,8 @@ public final class VideoReader {
             filled += chunk.count
         }
         if filled == 0 {
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                throw CoifError.corruptImage(path: path, reason: "frame \(index): " + (firstError() ?? "ffmpeg exit \(process.terminationStatus)"))
-            }
+            ffmpeg.process.waitUntilExit()
+            if let failure = ffmpeg.failure { throw CoifError.corruptImage(path: path, reason: "frame \(index): " + failure) }
             return nil
         }
         guard filled == frameBytes else { throw CoifError.corruptImage(path: path, reason: "frame \(index) is cut short") }
@@ -119,13 +109,7 @@ public final class VideoReader {
     /// blocked writing a frame nobody reads would otherwise retry the write after SIGTERM and never exit.
     public func close() {
         try? output.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: errors)
-    }
-
-    private func firstError() -> String? {
-        (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+        ffmpeg.stop()
     }
 }
 
@@ -138,9 +122,8 @@ public final class VideoWriter {
     public let width: Int, height: Int
     public let crf: Int
     private let temporary: String
-    private let process: Process
+    private let ffmpeg: FFmpegProcess
     private let input: FileHandle
-    private let errors: URL
     private var done = false
     public private(set) var framesWritten = 0
 
@@ -160,8 +143,7 @@ public final class VideoWriter {
         self.height = height
         self.crf = crf
         temporary = AtomicFile.temporaryPath(for: path)
-        errors = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
-        var arguments = ["-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",
+        var arguments = ["-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",
                          "-framerate", "\(frameRate.numerator)/\(frameRate.denominator)", "-i", "-"]
         if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"] }
         // A fixed thread count: x264's output depends on it, and the same clip must give the same bytes on
@@ -169,15 +151,8 @@ public final class VideoWriter {
         arguments += ["-c:v", "libx264", "-preset", "medium", "-crf", "\(crf)", "-pix_fmt", "yuv420p", "-threads", "4",
                       "-movflags", "+faststart", "-f", "mp4", temporary]
         let pipe = Pipe()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = arguments
-        process.standardInput = pipe
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardOutput = FileHandle.nullDevice
         input = pipe.fileHandleForWriting
-        try process.run()
+        ffmpeg = try FFmpegProcess(arguments, standardInput: pipe, standardOutput: FileHandle.nullDevice)
     }
 
     deinit { if !done { cancel() } }
@@ -195,7 +170,7 @@ public final class VideoWriter {
         }
         do { try input.write(contentsOf: rgb) } catch {
             cancel()
-            throw CoifError.outputNotWritable(path: path, reason: firstError() ?? "ffmpeg stopped reading")
+            throw CoifError.outputNotWritable(path: path, reason: ffmpeg.firstError ?? "ffmpeg stopped reading")
         }
         framesWritten += 1
     }
@@ -205,11 +180,12 @@ public final class VideoWriter {
     public func finish() throws {
         done = true
         try? input.close()
-        process.waitUntilExit()
-        defer { try? FileManager.default.removeItem(at: errors) }
-        guard process.terminationStatus == 0, framesWritten > 0 else {
+        ffmpeg.process.waitUntilExit()
+        defer { ffmpeg.removeLog() }
+        let failure = framesWritten == 0 ? "no frames" : ffmpeg.failure
+        if let failure {
             unlink(temporary)
-            throw CoifError.outputNotWritable(path: path, reason: framesWritten == 0 ? "no frames" : firstError() ?? "ffmpeg exit \(process.terminationStatus)")
+            throw CoifError.outputNotWritable(path: path, reason: failure)
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -222,15 +198,47 @@ public final class VideoWriter {
     public func cancel() {
         done = true
         try? input.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        ffmpeg.stop()
         unlink(temporary)
-        try? FileManager.default.removeItem(at: errors)
+    }
+}
+
+/// ffmpeg running (`-nostdin -v error` and `arguments`), its standard error in a log file of its own: a pipe
+/// nobody reads while frames flow could fill and stall it. The log's first line is what a failure reports.
+struct FFmpegProcess {
+    let process = Process()
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
+
+    init(_ arguments: [String], standardInput: Any, standardOutput: Any) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        // -nostdin: ffmpeg must not read the terminal.
+        process.arguments = ["-nostdin", "-v", "error"] + arguments
+        process.standardInput = standardInput
+        process.standardOutput = standardOutput
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
     }
 
-    private func firstError() -> String? {
-        (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+    /// The log's first line, if any.
+    var firstError: String? {
+        (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
     }
+
+    /// Once it has exited: nil when it succeeded, else why it failed.
+    var failure: String? {
+        process.terminationStatus == 0 ? nil : firstError ?? "ffmpeg exit \(process.terminationStatus)"
+    }
+
+    /// Kills it (a caller stopping early: SIGTERM alone can leave it retrying a blocked write), waits, and
+    /// removes the log.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        removeLog()
+    }
+
+    func removeLog() { try? FileManager.default.removeItem(at: log) }
 }
 
 /// A program run to its end, its output kept (ffprobe's JSON).
