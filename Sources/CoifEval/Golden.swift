@@ -78,7 +78,7 @@ public struct GoldenManifest: Sendable {
         do {
             cases = try JSONDecoder().decode([GoldenCase].self, from: data)
         } catch {
-            throw CoifError.invalidOption(name: path, reason: "not a golden manifest (a JSON array of cases): \(describe(error))")
+            throw CoifError.invalidOption(name: path, reason: "not a golden manifest (a JSON array of cases): \((error as? DecodingError)?.oneLine ?? "\(error)")")
         }
         guard !cases.isEmpty else { throw CoifError.invalidOption(name: path, reason: "no cases") }
         var seen = Set<String>()
@@ -110,20 +110,6 @@ public struct GoldenManifest: Sendable {
     /// The files `record` writes in `directory`, and `verify` reads there: each case's NAME.png and NAME.json.
     public func referencePaths(in directory: String) -> [String] {
         cases.flatMap { [directory + "/\($0.name).png", directory + "/\($0.name).json"] }
-    }
-
-    private static func describe(_ error: Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            return "missing \"\(key.stringValue)\" at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.dataCorrupted(let context):
-            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return at.isEmpty ? context.debugDescription : "\(context.debugDescription) at \(at)"
-        default:
-            return "\(error)"
-        }
     }
 }
 

@@ -19,7 +19,7 @@ extension StyleParameters {
         do {
             file = try JSONDecoder().decode(PresetFile.self, from: Data(json.utf8))
         } catch let error as DecodingError {
-            throw CoifError.assetFailed(path: path, reason: Self.describe(error))
+            throw CoifError.assetFailed(path: path, reason: error.oneLine)
         } catch {
             throw CoifError.assetFailed(path: path, reason: "unreadable style presets: \(error)")
         }
@@ -39,25 +39,6 @@ extension StyleParameters {
             if let above = preset.hemFrontAboveChinMm { p.hemYFront = shape.chinY + above }
             if let above = preset.hemBackAboveChinMm { p.hemYBack = shape.chinY + above }
             return p
-        }
-    }
-
-    /// "styles[3].gravityPerMm: expected Float, found a string": where in the file, and what is wrong.
-    static func describe(_ error: DecodingError) -> String {
-        func place(_ path: [CodingKey]) -> String {
-            path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let at = place(context.codingPath)
-            return (at.isEmpty ? "" : at + ": ") + "missing '\(key.stringValue)'"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let at = place(context.codingPath)
-            let cause = context.underlyingError.map { " (\($0))" } ?? ""
-            return (at.isEmpty ? "" : at + ": ") + context.debugDescription + cause
-        @unknown default:
-            return "\(error)"
         }
     }
 }

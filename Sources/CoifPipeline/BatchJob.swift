@@ -152,7 +152,7 @@ public struct BatchJob: Sendable {
         guard data.count <= maxFileBytes else { throw refuse("over \(maxFileBytes >> 20) MiB: split the job") }
         let file: BatchJobFile
         do { file = try JSONDecoder().decode(BatchJobFile.self, from: data) } catch {
-            throw refuse(Self.describe(error))
+            throw refuse((error as? DecodingError)?.oneLine ?? "\(error)")
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         func resolved(_ relative: String) -> String {
@@ -357,23 +357,5 @@ public struct BatchJob: Sendable {
     static func inputHash(build: String, photoDigest: String, style: String, color: String, settings: RenderSettings) -> String {
         Digest.sha256(text: ["coif-batch 1", build, "photo " + photoDigest, "style " + style, "color " + color,
                              "settings " + settings.canonicalJSON].joined(separator: "\n"))
-    }
-
-    /// A decoding error in one line: where in the file, and what.
-    static func describe(_ error: Error) -> String {
-        func at(_ path: [CodingKey]) -> String {
-            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-        }
-        switch error as? DecodingError {
-        case .dataCorrupted(let context)?:
-            if let underlying = context.underlyingError as NSError? {
-                return "not valid JSON (\(underlying.userInfo[NSDebugDescriptionErrorKey] as? String ?? underlying.localizedDescription))"
-            }
-            return context.debugDescription + at(context.codingPath)
-        case .keyNotFound(let key, let context)?: return "missing \"\(key.stringValue)\"" + at(context.codingPath)
-        case .typeMismatch(let type, let context)?: return "expected \(type)" + at(context.codingPath)
-        case .valueNotFound(let type, let context)?: return "expected \(type), found null" + at(context.codingPath)
-        default: return "\(error)"
-        }
     }
 }
