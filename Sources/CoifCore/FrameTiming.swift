@@ -10,8 +10,11 @@ import Darwin
 /// The stages of one still, in pipeline order.
 public enum Stage: String, CaseIterable, Sendable, Codable {
     case decode, detect, landmarks, pose
-    /// The own hair: the face-parsing network, and the plate (the photo with the hair taken away).
-    case parse, plate
+    /// A video's pose filter (PoseSmoother).
+    case smooth
+    /// The own hair: the face-parsing network, a video frame's parse carried from its keyframe, and the plate
+    /// (the photo with the hair taken away).
+    case parse, carry, plate
     case scene, render, readback, composite, encode, write
 }
 

@@ -269,3 +269,46 @@ enum Subprocess {
         return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 }
+
+/// Joins segments of one clip (same size, frame rate and encoding, as `coif video --frames` writes them)
+/// into one MP4 without re-encoding: ffmpeg's concat demuxer with the streams copied. Each segment starts on
+/// a keyframe (x264 opens every file with one), so the joined stream decodes from any segment's start.
+public enum VideoJoiner {
+    /// Writes `output` (whole or absent) and returns its frame count.
+    public static func join(_ segments: [String], into output: String, audioFrom: String? = nil) throws -> Int {
+        let infos = try segments.map { try VideoProbe.probe(path: $0) }
+        for (path, info) in zip(segments, infos).dropFirst() {
+            let first = infos[0]
+            guard info.width == first.width, info.height == first.height, info.frameRate == first.frameRate else {
+                throw CoifError.invalidOption(name: path, reason: "\(info.width)×\(info.height) at \(info.frameRate.numerator)/\(info.frameRate.denominator) fps "
+                                              + "differs from \(segments[0])'s \(first.width)×\(first.height) at \(first.frameRate.numerator)/\(first.frameRate.denominator)")
+            }
+        }
+        try AtomicFile.checkWritable(output)
+        let list = AtomicFile.temporaryPath(for: output) + ".txt"
+        defer { unlink(list) }
+        // The concat demuxer's list: one `file` line per segment, absolute, single quotes escaped as '\''.
+        let lines = segments.map { path -> String in
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            return "file '" + absolute.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: false, encoding: .utf8)
+        let temporary = AtomicFile.temporaryPath(for: output)
+        var arguments = ["-y", "-f", "concat", "-safe", "0", "-i", list]
+        if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy", "-shortest"] }
+        arguments += ["-c:v", "copy", "-movflags", "+faststart", "-f", "mp4", temporary]
+        let ffmpeg = try FFmpegProcess(arguments, standardInput: FileHandle.nullDevice, standardOutput: FileHandle.nullDevice)
+        ffmpeg.process.waitUntilExit()
+        defer { ffmpeg.removeLog() }
+        if let failure = ffmpeg.failure {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: output, reason: failure)
+        }
+        guard rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: output, reason: reason)
+        }
+        return (try? VideoProbe.probe(path: output).frameCount ?? 0) ?? 0
+    }
+}

@@ -248,6 +248,7 @@ extension TryOnEngine {
     /// hair's region and the scene each ask; cheaper than carrying it between them).
     func hairlineFit(_ analysis: PhotoAnalysis, style: Style) throws -> ScalpSlide? {
         guard let person = analysis.person, let front = try styles.frontHairline(style) else { return nil }
+        if let tilt = analysis.pinnedSlideTilt { return ScalpSlide(tilt: tilt, front: front) }
         return HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
     }
 

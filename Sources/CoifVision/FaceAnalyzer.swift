@@ -157,6 +157,17 @@ public final class FaceAnalyzer {
         return rigid.isEmpty ? Array(ordered.prefix(1)) : rigid
     }
 
+    /// landmarks → pose of the face in `box` without detecting (a video's tracked frame: the box comes from the
+    /// previous frame's points, see `FaceTrack`). `noFace` when nothing fits there or the fit is one no rigid
+    /// head explains (reprojection over `maxReprojectionPerBoxWidth` of the box's width): the track is lost.
+    public func fit(_ frame: Frame, trackedBox box: FaceBox, gray: PixelImage? = nil, timing: inout FrameTiming) throws -> FaceAnalysis {
+        let fitted = try fit(frame, gray: gray ?? frame.image.grayscale(), boxes: [box], box: box, timing: &timing)
+        guard fitted.pose.reprojectionErrorPx <= Self.maxReprojectionPerBoxWidth * Double(box.width) else {
+            throw CoifError.noFace(path: frame.source)
+        }
+        return fitted
+    }
+
     private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox,
                      timing: inout FrameTiming) throws -> FaceAnalysis {
         let intrinsics = Self.intrinsics(for: frame)
@@ -360,6 +371,27 @@ public final class FaceAnalyzer {
         let visible = Self.visibleRigidLandmarks(yawDegrees: first.yawDegrees)
         return (try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics)) ?? first
     }
+
+    /// A clip's pose of a face: as `solvePose(for:intrinsics:)`, but without its switch at
+    /// `selfOcclusionYawDegrees`. A still takes the visible points' pose past that yaw and the rigid points'
+    /// below it; on a head turned near it the two can differ by 20° (obama.mp4 frames 44–47: 30° from the
+    /// rigid points, 7° from the visible ones), so a clip flipped between them from frame to frame. Here the
+    /// two are blended over `continuousYawBand` of the rigid points' yaw, so the pose moves smoothly with
+    /// the points. The mesh's points are solved as a still's are.
+    public func solvePoseContinuous(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        let landmarks = analysis.chosen.landmarks
+        guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
+        let first = try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)
+        let band = Self.continuousYawBand
+        let weight = min(max((abs(first.yawDegrees) - band.lowerBound) / (band.upperBound - band.lowerBound), 0), 1)
+        guard weight > 0 else { return first }
+        let visible = Self.visibleRigidLandmarks(yawDegrees: first.yawDegrees)
+        guard let second = try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics) else { return first }
+        return weight >= 1 ? second : HeadPose.blend(first, second, weight: weight)
+    }
+
+    /// The rigid points' yaw (degrees) over which a clip's pose goes from theirs to the visible points'.
+    public static let continuousYawBand: ClosedRange<Double> = 25...40
 
     func solvePose(landmarks: [Vec2], subset: [Int], intrinsics: PinholeCamera) throws -> HeadPose {
         try HeadPose.solve(imagePoints: subset.map { landmarks[$0] }, modelPoints: subset.map { headLandmarks[$0] },

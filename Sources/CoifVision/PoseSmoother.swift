@@ -146,3 +146,18 @@ public struct PoseSmoother: Sendable {
         return [(m[7] - m[5]) * scale, (m[2] - m[6]) * scale, (m[3] - m[1]) * scale]
     }
 }
+
+extension HeadPose {
+    /// The pose `weight` of the way from `a` to `b` (0: a, 1: b): the turn away from frontal (R_rel's
+    /// rotation vector, as PoseSmoother filters it) and the translation, each interpolated linearly. The
+    /// reprojection error is the nearer pose's.
+    public static func blend(_ a: HeadPose, _ b: HeadPose, weight: Double) -> HeadPose {
+        let ra = PoseSmoother.rotationVector(PoseSmoother.multiply(a.rotation, PoseSmoother.flip))
+        let rb = PoseSmoother.rotationVector(PoseSmoother.multiply(b.rotation, PoseSmoother.flip))
+        let r = (0..<3).map { ra[$0] + weight * (rb[$0] - ra[$0]) }
+        let t = (0..<3).map { a.tvec[$0] + weight * (b.tvec[$0] - a.tvec[$0]) }
+        let matrix = PoseSmoother.multiply(PoseSmoother.rotationMatrix(r), PoseSmoother.flip)
+        return HeadPose(rvec: PoseSmoother.rotationVector(matrix), tvec: t, rotation: matrix,
+                        reprojectionErrorPx: weight < 0.5 ? a.reprojectionErrorPx : b.reprojectionErrorPx)
+    }
+}

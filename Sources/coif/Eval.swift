@@ -10,7 +10,7 @@ import Foundation
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self, EvalBelievable.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self, EvalBelievable.self, EvalJitter.self]
     )
 }
 
@@ -307,6 +307,69 @@ struct EvalBelievable: ParsableCommand {
                       s.cases, 100 * s.scalpBaredMedian, 100 * s.scalpBaredWorst, s.scalpMet, f(s.haloMedian, "%.1f") as NSString, s.haloMet,
                       f(s.textureMedian) as NSString, s.textureMet, 100 * s.readsAsHairMedian, s.readsMet, 100 * s.ownHairLeftMedian, s.ownHairMet))
             }
+        }
+    }
+}
+
+struct EvalJitter: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jitter",
+        abstract: "How steady a video try-on is: pose and hairline noise raw and drawn, the filter's lag, the fill's flicker.",
+        discussion: """
+        Renders the clip as `coif video` does (to -o, or to a temporary that is removed) and reports, on its steadiest \
+        second, the frame-to-frame noise of yaw, pitch and roll and of the hairline's image (px, and mm at the face: \
+        150 mm jaw to jaw), raw and as drawn; the lag of the drawn yaw behind the raw; and the mean change per frame of \
+        the fill behind the removed hair against the visible background's (levels). See docs/video.md.
+        """
+    )
+    @Argument(help: "The clip.")
+    var input: String
+    @Option(help: "A style from `coif styles`, or a groom file.")
+    var style: String?
+    @Option(help: "Hair colour.")
+    var color: HairColor = try! HairColor.parse("dark-brown")
+    @Option(help: "Render only frames A to B (0-based, inclusive).")
+    var frames: String?
+    @Option(help: "Head-pose smoothing, as `coif video --smoothing`.")
+    var smoothing: String = "standard"
+    @Option(name: [.short, .long], help: "Keep the rendered clip here.")
+    var output: String?
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let path = output ?? FileManager.default.temporaryDirectory.appendingPathComponent("coif-jitter-\(getpid()).mp4").path
+            defer { if output == nil { unlink(path) } }
+            var options = VideoTryOnOptions(input: input, output: path, style: style, color: color)
+            options.smoothing = try VideoCommand.smoothing(smoothing)
+            if let frames {
+                let parts = frames.split(separator: "-").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] >= 0, parts[0] <= parts[1] else {
+                    throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(frames)'")
+                }
+                options.frames = parts[0]...parts[1]
+            }
+            let logger = global.makeLogger()
+            let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
+            let summary = try VideoTryOn(engine: engine, logger: logger).run(options)
+            let report = VideoJitterEvaluation.evaluate(summary.records, framesPerSecond: summary.clipFramesPerSecond)
+            if json { return try printJSON(report) }
+            print("\(input): \(report.frames) frames, \(report.framesWithFace) with a face")
+            if let raw = report.raw, let drawn = report.drawn, let from = report.steadiestFrom {
+                print("steadiest second: frames \(from)–\(from + report.steadiestFrames - 1)")
+                print("  noise         yaw °   pitch °  roll °   hairline px  hairline mm")
+                for (name, n) in [("raw", raw), ("drawn", drawn)] {
+                    print("  " + padded(name, 10) + String(format: "%7.3f  %7.3f  %7.3f  %10.2f  %10.2f", n.yawDegrees, n.pitchDegrees, n.rollDegrees,
+                                                            n.hairlinePx, n.hairlineMm))
+                }
+            } else {
+                print("no second of the clip has a face tracked throughout")
+            }
+            print("lag of the drawn yaw: \(report.lagFrames.map(String.init) ?? "—") frames (\(f(report.lagMs, "%.0f")) ms)")
+            print("fill change per frame: \(f(report.fillChangeLevels)) levels; visible background's: \(f(report.backgroundChangeLevels)) levels")
         }
     }
 }

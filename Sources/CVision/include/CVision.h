@@ -240,6 +240,12 @@ void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float
 int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *fill_mask, const uint8_t *removed_mask,
                       const uint8_t *source_mask, int32_t inner_px, int32_t outer_px, float sigma, double *out);
 
+// A video frame's own-hair parse from its keyframe's: `matte` (float) and `classes` (uint8), both
+// width×height, warped by `to_keyframe`, the 2×3 affine map (row-major) from the frame's pixels to the
+// keyframe's. Outside the keyframe: matte 0, class 255.
+void cv_carry_parse(const float *matte, const uint8_t *classes, int32_t width, int32_t height,
+                    const double *to_keyframe, float *out_matte, uint8_t *out_classes);
+
 // mask (non-zero = in) replaced, in place, by the filled convex hull of its non-zero pixels.
 void cv_fill_convex_hull(uint8_t *mask, int32_t width, int32_t height);
 

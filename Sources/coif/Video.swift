@@ -1,0 +1,275 @@
+// coif video IN --style NAME --color SPEC -o OUT.mp4 [--timing frames.csv] [--summary summary.json] [--frames A-B | --start S --duration D]
+// coif video-join SEGMENT.mp4… -o OUT.mp4 [--audio-from IN]
+import ArgumentParser
+import CoifCore
+import CoifMedia
+import CoifPipeline
+import CoifRender
+import CoifVision
+import Foundation
+
+struct VideoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "video",
+        abstract: "Render a hairstyle onto the face in a video clip, frame after frame, and write an H.264 MP4.",
+        discussion: """
+        Reads any clip ffmpeg reads (rotation metadata honoured). The face is detected on the first frame and every \
+        --redetect-every frames, and followed from frame to frame in between; its head pose is smoothed by a One Euro \
+        filter (--smoothing). The own hair is parsed on keyframes and carried between them. Frames with no face keep \
+        the last face for --hold seconds, then pass through unchanged. Output: H.264 (yuv420p, --crf) at the input's \
+        size and frame rate, with the input's audio copied (not for a segment); written to a temporary and renamed, \
+        so OUT.mp4 is whole or absent, also after Ctrl-C (exit 130). --frames A-B renders one segment of a long \
+        clip for a farm; `coif video-join` puts segments back together without re-encoding. See docs/video.md.
+        """
+    )
+
+    @Argument(help: "The clip (MP4, AVI, WebM, MOV, …).")
+    var input: String
+
+    @Option(help: "A style from `coif styles`, or a groom file (default: the catalog's default).")
+    var style: String?
+
+    @OptionGroup var styleDirectories: StyleDirectoryOptions
+
+    @Option(help: "Hair colour: #rrggbb, #rgb, or a preset.")
+    var color: HairColor = try! HairColor.parse("dark-brown")
+
+    @Option(name: [.short, .long], help: "Output MP4 path.")
+    var output: String
+
+    @Option(help: "Write a CSV with one row per frame: how its face was found, whether it was a keyframe, each stage's milliseconds.")
+    var timing: String?
+
+    @Option(help: "Write a JSON summary: frames by how their face was found, and per stage count, mean, p50, p95, p99 and max ms.")
+    var summary: String?
+
+    @Option(help: "Render only frames A to B (0-based, inclusive), e.g. 250-499: one segment for a farm; no audio.")
+    var frames: String?
+
+    @Option(help: "Render from this time (seconds); with --duration, instead of --frames.")
+    var start: Double?
+
+    @Option(help: "Render this many seconds (with --start).")
+    var duration: Double?
+
+    @Option(help: "Which face: 'largest' or a 0-based index in the first frame's order of size.")
+    var face: FaceChoice = .largest
+
+    @Option(help: "Head-pose smoothing: 'standard', 'none', or comma-separated key=value of rotation-cutoff (Hz), rotation-beta, translation-cutoff (Hz), translation-beta, derivative-cutoff (Hz).")
+    var smoothing: String = "standard"
+
+    @Option(help: "Detect the face afresh every this many frames (0: only when the track is lost).")
+    var redetectEvery: Int = FaceTrack.Parameters.standard.redetectEvery
+
+    @Option(help: "Seconds a lost face is held before frames pass through unchanged.")
+    var hold: Double = FaceTrack.Parameters.standard.holdSeconds
+
+    @Option(help: "Parse the own hair every this many frames (and whenever the head turns past --keyframe-turn).")
+    var keyframeEvery: Int = 12
+
+    @Option(help: "Degrees of yaw or pitch since the last keyframe that make a new one.")
+    var keyframeTurn: Double = 8
+
+    @Option(help: "Seconds before a segment's first frame that are analysed (not rendered) so its filters have settled.")
+    var warmUp: Double = 2
+
+    @Option(help: "x264's constant rate factor (0–51; lower is better quality).")
+    var crf: Int = 18
+
+    @Option(help: "Seed for child strand placement and per-strand variation.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Horizontal field of view of the camera in degrees (default 50).")
+    var fovDegrees: Double?
+
+    @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
+    var detail: Double = 1
+
+    @Option(help: "Draw exactly this many strands.")
+    var strands: Int?
+
+    @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")
+    var keepOwnHair = false
+
+    @Flag(help: "Light the hair without the key light's shadow.")
+    var noShadows = false
+
+    @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face.")
+    var studioLight = false
+
+    @Flag(help: "Leave the hair as rendered instead of giving it the video's grain and softness.")
+    var sharpHair = false
+
+    @Option(help: "Progress on standard error: 'auto' (a bar on a terminal, key=value lines otherwise), 'bar', 'lines' or 'none'.")
+    var progress: String = "auto"
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let began = monotonicMs()
+            var options = VideoTryOnOptions(input: input, output: output, style: style, color: color, settings: RenderSettings(
+                seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
+                keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair))
+            options.smoothing = try Self.smoothing(smoothing)
+            guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
+            guard hold >= 0, hold.isFinite else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0 or more seconds") }
+            guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
+            guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
+            guard warmUp >= 0, warmUp.isFinite else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0 or more seconds") }
+            guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+            guard (0.05...4).contains(detail) else { throw CoifError.invalidOption(name: "--detail", reason: "must be 0.05–4, got \(detail)") }
+            options.tracking = FaceTrack.Parameters(redetectEvery: redetectEvery, holdSeconds: hold)
+            options.keyframeEvery = keyframeEvery
+            options.keyframeTurnDegrees = keyframeTurn
+            options.warmUpSeconds = warmUp
+            options.crf = crf
+            options.timingPath = timing
+            options.summaryPath = summary
+            options.frames = try frameRange()
+            let mode = try progressMode()
+            let written = [output] + [timing, summary].compactMap { $0 }
+            try OutputPaths.checkWritable(written, inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
+            let logger = global.makeLogger()
+            let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
+            let cancel = VideoCancel()
+            let signals = Self.cancelOnSignals(cancel)
+            defer { signals.forEach { $0.cancel() } }
+            let summary = try VideoTryOn(engine: engine, logger: logger).run(options, cancel: cancel) { p in
+                Self.report(p, mode: mode)
+            }
+            if mode == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
+            let states = summary.states
+            print("wrote \(output) (\(summary.frames) frames: \(states["detected"] ?? 0) detected, \(states["tracked"] ?? 0) tracked, "
+                  + "\(states["held"] ?? 0) held, \(states["passed"] ?? 0) passed; \(summary.keyframes) keyframes; "
+                  + String(format: "%.2f fps, %.1f s)", summary.framesPerSecond, (monotonicMs() - began) / 1000))
+        }
+    }
+
+    /// `--frames A-B`, or `--start` and `--duration` in seconds (turned into frames at the clip's rate).
+    func frameRange() throws -> ClosedRange<Int>? {
+        if let frames {
+            guard start == nil, duration == nil else {
+                throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
+            }
+            let parts = frames.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b else {
+                throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(frames)'")
+            }
+            return a...b
+        }
+        guard start != nil || duration != nil else { return nil }
+        let from = start ?? 0
+        guard from >= 0, from.isFinite else { throw CoifError.invalidOption(name: "--start", reason: "must be 0 or more seconds") }
+        if let duration { guard duration > 0, duration.isFinite else { throw CoifError.invalidOption(name: "--duration", reason: "must be over 0 seconds") } }
+        let rate = try VideoProbe.probe(path: input).framesPerSecond
+        let a = Int((from * rate).rounded())
+        let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
+        return a...b
+    }
+
+    static func smoothing(_ text: String) throws -> PoseSmoother.Parameters {
+        switch text {
+        case "standard": return .standard
+        case "none":
+            // Cut-offs far above any frame rate: each value passes as it is.
+            return PoseSmoother.Parameters(rotationMinCutoff: 1e9, rotationBeta: 0, translationMinCutoff: 1e9, translationBeta: 0, derivativeCutoff: 1)
+        default:
+            var p = PoseSmoother.Parameters.standard
+            for pair in text.split(separator: ",") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2, let value = Double(kv[1]), value.isFinite, value >= 0 else {
+                    throw CoifError.invalidOption(name: "--smoothing", reason: "expected key=value with a number ≥ 0, got '\(pair)'")
+                }
+                switch kv[0] {
+                case "rotation-cutoff": p.rotationMinCutoff = value
+                case "rotation-beta": p.rotationBeta = value
+                case "translation-cutoff": p.translationMinCutoff = value
+                case "translation-beta": p.translationBeta = value
+                case "derivative-cutoff": p.derivativeCutoff = value
+                default:
+                    throw CoifError.invalidOption(name: "--smoothing", reason: "unknown key '\(kv[0])' (rotation-cutoff, rotation-beta, translation-cutoff, translation-beta, derivative-cutoff)")
+                }
+            }
+            guard p.rotationMinCutoff > 0, p.translationMinCutoff > 0, p.derivativeCutoff > 0 else {
+                throw CoifError.invalidOption(name: "--smoothing", reason: "cut-offs must be over 0 Hz")
+            }
+            return p
+        }
+    }
+
+    enum ProgressMode { case bar, lines, none }
+
+    func progressMode() throws -> ProgressMode {
+        switch progress {
+        case "auto": return isatty(2) != 0 ? .bar : .lines
+        case "bar": return .bar
+        case "lines": return .lines
+        case "none": return .none
+        default: throw CoifError.invalidOption(name: "--progress", reason: "must be auto, bar, lines or none, got '\(progress)'")
+        }
+    }
+
+    static func report(_ p: VideoProgress, mode: ProgressMode) {
+        let eta = p.etaSeconds.map { String(format: "%.0f", $0) } ?? "?"
+        switch mode {
+        case .none: return
+        case .lines:
+            // A line every 25 frames (and the first): enough for a farm's log, not a line per frame.
+            guard p.framesDone == 1 || p.framesDone % 25 == 0 || p.framesDone == p.framesTotal else { return }
+            let total = p.framesTotal.map(String.init) ?? "?"
+            FileHandle.standardError.write(Data("frames=\(p.framesDone) total=\(total) fps=\(String(format: "%.2f", p.framesPerSecond)) eta_s=\(eta)\n".utf8))
+        case .bar:
+            let width = 30
+            let filled = p.framesTotal.map { min(width, p.framesDone * width / max($0, 1)) } ?? 0
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let total = p.framesTotal.map(String.init) ?? "?"
+            FileHandle.standardError.write(Data("\r[\(bar)] \(p.framesDone)/\(total) frames  \(String(format: "%.2f", p.framesPerSecond)) fps  ETA \(eta) s ".utf8))
+        }
+    }
+
+    /// SIGINT and SIGTERM abandon the clip (its temporary removed, ffmpeg stopped) and exit 130 / 143.
+    static func cancelOnSignals(_ cancel: VideoCancel) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                cancel.cancel()
+                printErrorLine("coif video: stopped by signal \(number); no output written")
+                Glibc.exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+}
+
+struct VideoJoin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "video-join",
+        abstract: "Join the segments of one clip (`coif video --frames`) into one MP4 without re-encoding.",
+        discussion: "Segments are joined in the order given (ffmpeg's concat demuxer, streams copied); --audio-from adds the original clip's audio."
+    )
+
+    @Argument(help: "The segments, in order.")
+    var segments: [String]
+
+    @Option(name: [.short, .long], help: "Output MP4 path.")
+    var output: String
+
+    @Option(help: "Copy this clip's audio (the original) into the joined file.")
+    var audioFrom: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard !segments.isEmpty else { throw CoifError.invalidOption(name: "segments", reason: "give at least one segment") }
+            for path in segments { _ = try VideoProbe.probe(path: path) }
+            if let audioFrom { _ = try VideoProbe.probe(path: audioFrom) }
+            try OutputPaths.checkWritable([output], inputs: segments + (audioFrom.map { [$0] } ?? []))
+            let frames = try VideoJoiner.join(segments, into: output, audioFrom: audioFrom)
+            print("wrote \(output) (\(segments.count) segments, \(frames) frames)")
+        }
+    }
+}
