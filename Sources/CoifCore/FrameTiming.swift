@@ -16,6 +16,11 @@ public enum Stage: String, CaseIterable, Sendable, Codable {
     /// (the photo with the hair taken away).
     case parse, carry, plate
     case scene, render, readback, composite, encode, write
+
+    /// The stages a clip's frames have and a still does not.
+    public static let videoOnly: Set<Stage> = [.smooth, .carry]
+    /// A still's stages, in order.
+    public static var still: [Stage] { allCases.filter { !videoOnly.contains($0) } }
 }
 
 /// Monotonic milliseconds (CLOCK_MONOTONIC): never reaches a pixel, only timing records.

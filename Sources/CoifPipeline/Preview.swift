@@ -172,12 +172,39 @@ public final class PreviewEngine {
         let strands = renderer.upload(strands: frame.strands, seed: seed)
         let shell = renderer.upload(frame.underLayer, over: occluder)
         timing[.scene] = (timing[.scene] ?? 0) + frame.sceneMs + (monotonicMs() - uploadStart)
+        return try draw(frame, strands: strands, shell: shell, headToCamera: frame.headToCamera, color: color, timing: &timing)
+    }
+
+    /// A turntable for a catalog page: `count` views of `style` turning once about the head's vertical axis,
+    /// from the front (view 0) toward the subject's left side, `360/count` degrees apart, each as the front
+    /// view is drawn: view 0 is `--view front`'s picture, view count/4 `--view left`'s, view count/2 `--view
+    /// back`'s (tested). The strands are made and uploaded once. `each` gets every view in order.
+    public func turntable(_ style: Style, views count: Int, sizePx: Int, color: HairColor, seed: UInt64 = 1, strands: Int? = nil,
+                          timing: inout FrameTiming, each: (Int, PixelImage) throws -> Void) throws {
+        try Self.checkSize(sizePx)
+        guard (1...3600).contains(count) else { throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(count)") }
+        let frame = try Self.prepare(style, styles: styles, view: .front, sizePx: sizePx, seed: seed, strands: strands)
+        let uploadStart = monotonicMs()
+        let uploaded = renderer.upload(strands: frame.strands, seed: seed)
+        let shell = renderer.upload(frame.underLayer, over: occluder)
+        timing[.scene] = frame.sceneMs + (monotonicMs() - uploadStart)
+        for k in 0..<count {
+            // A turn of the head about its own y axis (up), head space rotated before the front camera.
+            let angle = -2 * Double.pi * Double(k) / Double(count)
+            let turn = Mat4.rigid(rotationRowMajor: [cos(angle), 0, sin(angle), 0, 1, 0, -sin(angle), 0, cos(angle)], translation: .zero)
+            try each(k, try draw(frame, strands: uploaded, shell: shell, headToCamera: frame.headToCamera * turn, color: color, timing: &timing))
+        }
+    }
+
+    /// Draws a prepared frame's uploaded strands and under-layer with `headToCamera`; RGB, sRGB.
+    func draw(_ frame: PreviewFrame, strands: StrandGeometry, shell: ShellGeometry, headToCamera: Mat4, color: HairColor,
+              timing: inout FrameTiming) throws -> PixelImage {
         let lod = frame.levelOfDetail
         let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)
         let skin = Self.headSRGB
         let albedo = Vec3(srgbToLinear(skin.x), srgbToLinear(skin.y), srgbToLinear(skin.z)) * 0.8
         var layer = HairLayer()
-        try renderer.drawAndReadBack(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
+        try renderer.drawAndReadBack(camera: frame.camera, headToCamera: headToCamera, occluder: occluder, shell: shell,
                                      strands: strands, widths: widths, shading: HairShading(color: color), lighting: Lighting(),
                                      headAlbedoLinear: albedo, into: &layer, timing: &timing)
         let size = frame.camera.widthPx

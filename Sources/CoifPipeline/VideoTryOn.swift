@@ -4,7 +4,7 @@
 // the GL thread) → encode (ffmpeg, behind). A clip's throughput is its slowest stage's, not the sum.
 //
 // What a shot holds steady: the head's size and lens (HeadSizing, averaged over its keyframes), the level
-// of detail and the style's slide to the hairline (both from its first rendered frame), and the background
+// of detail and the style's slide to the hairline (both from its first frame), and the background
 // behind the removed hair (VideoBackgroundPlate). A shot ends when the face is lost past the hold.
 //
 // A segment (`frames`) decodes the clip from its start (cheap) and analyses from `warmUpSeconds` before its
@@ -212,6 +212,14 @@ public final class VideoTryOn: @unchecked Sendable {
         var change = VideoFillChange()
         do {
             while let item = try analysed.take() {
+                // The shot's level of detail and slide come from its first frame, warm-up or not, so a segment
+                // draws the strands the whole clip draws.
+                if let first = item.analyses?.first, shotState?.shot != item.shot {
+                    var frameJob = job
+                    frameJob.input = .frame(item.frame)
+                    shotState = (item.shot, try engine.shotLevelOfDetail(first, style: style, job: frameJob),
+                                 try engine.hairlineFit(first, style: style)?.tilt)
+                }
                 guard item.renders else { continue }
                 var timing = item.timing
                 var image = item.frame.image
@@ -222,11 +230,6 @@ public final class VideoTryOn: @unchecked Sendable {
                 if var analyses = item.analyses {
                     var frameJob = job
                     frameJob.input = .frame(item.frame)
-                    if shotState?.shot != item.shot {
-                        let lod = try engine.shotLevelOfDetail(analyses[0], style: style, job: frameJob)
-                        let tilt = try engine.hairlineFit(analyses[0], style: style)?.tilt
-                        shotState = (item.shot, lod, tilt)
-                    }
                     frameJob.levelOfDetail = shotState!.levelOfDetail
                     analyses[0].pinnedSlideTilt = shotState!.slideTilt
                     let images = try engine.render(analyses, style: style, job: frameJob, timing: &timing).images
@@ -401,8 +404,9 @@ final class VideoFrameAnalysis: @unchecked Sendable {
             .init(frame: frame, state: state, keyframe: keyframe, analyses: analyses, shot: shot, renders: renders, timing: timing,
                   rawPose: rawPose, rawHairlinePx: rawHairline, hairlinePx: hairline)
         }
-        guard renders else { return out([analysis], renders: false) }
-        guard let hair else { return out([analysis], renders: true) }
+        // A segment's warm-up frames go through the plate too (not the render), so its background plate has
+        // seen what the whole clip's had by the segment's first frame.
+        guard let hair else { return out([analysis], renders: renders) }
         let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
         var analyses = try TryOnEngine.fillPlate(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), head: head,
                                                  seed: job.seed, timing: &timing)
@@ -412,7 +416,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
                 analyses[0].plate = plate
             }
         }
-        return out(analyses, renders: true)
+        return out(analyses, renders: renders)
     }
 
     /// The head's front hairline on its midline (head space, mm): the front-most head vertex near the
@@ -471,7 +475,7 @@ struct VideoFillChange {
 }
 
 extension TryOnEngine {
-    /// The level of detail a shot keeps: chosen as a still's is, from its first rendered frame's face width
+    /// The level of detail a shot keeps: chosen as a still's is, from its first frame's face width
     /// rounded to 16 px (so segments of one clip, whose first frames differ by a pixel, pick the same).
     func shotLevelOfDetail(_ analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> LevelOfDetail {
         try job.levelOfDetail ?? LevelOfDetail.choose(

@@ -73,7 +73,13 @@ public final class FaceTrack {
                 tracked = try? analyzer.fit(frame, trackedBox: box, gray: gray, timing: &timing)
             }
             if tracked == nil {
-                tracked = try? analyzer.fit(frame, trackedBox: previous.box.box(around: previous.face.chosen.landmarks), gray: gray, timing: &timing)
+                // dlib's predictor puts 68 points in any box, and on a frame with no face (a cut to a flat grey)
+                // they are its mean shape, which a rigid head fits well: the face mesh's presence score is asked
+                // whether a face is there at all.
+                let box = previous.box.box(around: previous.face.chosen.landmarks)
+                if analyzer.facePresence(frame.image, box: box).map({ $0 >= FaceAnalyzer.meshMinPresence }) ?? true {
+                    tracked = try? analyzer.fit(frame, trackedBox: box, gray: gray, timing: &timing)
+                }
             }
         }
         if due || tracked == nil, let found = detect(frame, near: tracked ?? last?.face, timing: &timing) {

@@ -334,6 +334,10 @@ struct EvalJitter: ParsableCommand {
     var smoothing: String = "standard"
     @Option(name: [.short, .long], help: "Keep the rendered clip here.")
     var output: String?
+    @Option(help: "Also write the per-frame CSV, as `coif video --timing`.")
+    var timing: String?
+    @Option(help: "Also write the summary JSON, as `coif video --summary`.")
+    var summary: String?
     @Flag(help: "Print JSON instead of a table.")
     var json = false
     @OptionGroup var styleDirectories: StyleDirectoryOptions
@@ -345,6 +349,8 @@ struct EvalJitter: ParsableCommand {
             defer { if output == nil { unlink(path) } }
             var options = VideoTryOnOptions(input: input, output: path, style: style, color: color)
             options.smoothing = try VideoCommand.smoothing(smoothing)
+            options.timingPath = timing
+            options.summaryPath = summary
             if let frames {
                 let parts = frames.split(separator: "-").compactMap { Int($0) }
                 guard parts.count == 2, parts[0] >= 0, parts[0] <= parts[1] else {

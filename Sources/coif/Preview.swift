@@ -1,4 +1,4 @@
-// coif preview STYLE_OR_FILE -o out.png [--view front|left|back|top] [--size 512] [--color SPEC]
+// coif preview STYLE_OR_FILE -o out.png [--view front|left|back|top] [--size 512] [--color SPEC] [--turntable N]
 import ArgumentParser
 import CoifCore
 import CoifMedia
@@ -38,6 +38,9 @@ struct Preview: ParsableCommand {
     @Option(help: "Draw exactly this many strands (the guides plus interpolated children; fewer than the guides: that many guides) instead of the automatic count.")
     var strands: Int?
 
+    @Option(help: "Write N views turning once around the head instead of one: an MP4 (25 fps) when -o ends in .mp4, else PNGs view-000.png … into the folder -o names.")
+    var turntable: Int?
+
     @Flag(help: "Print the time of each stage, engine start and groom loading included.")
     var showTiming = false
 
@@ -48,6 +51,7 @@ struct Preview: ParsableCommand {
             let start = monotonicMs()
             let camera = view
             try LevelOfDetail.checkStrands(strands)
+            if let turntable { return try writeTurntable(turntable, start: start) }
             try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: color,
                                                        seed: seed, strands: strands, userStyleDirectories: styleDirectories.directories,
@@ -66,5 +70,34 @@ struct Preview: ParsableCommand {
                 }
             }
         }
+    }
+
+    /// `--turntable N`: N views into an MP4 (whole or absent) or a folder of PNGs (each written whole).
+    func writeTurntable(_ count: Int, start: Double) throws {
+        guard (1...3600).contains(count) else { throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(count)") }
+        guard size % 2 == 0 else { throw CoifError.invalidOption(name: "--size", reason: "a turntable needs an even size (H.264), got \(size)") }
+        let toVideo = output.lowercased().hasSuffix(".mp4")
+        if toVideo {
+            try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
+        } else {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            try AtomicFile.checkDirectory(output)
+        }
+        let engine = try PreviewEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
+        let style = try engine.style(styleOrFile, headPath: head)
+        let writer = toVideo ? try VideoWriter(path: output, width: size, height: size, frameRate: (25, 1)) : nil
+        var timing = FrameTiming()
+        do {
+            try engine.turntable(style, views: count, sizePx: size, color: color, seed: seed, strands: strands, timing: &timing) { k, image in
+                if let writer { try writer.append(image) } else {
+                    try AtomicFile.write(try PNGFile.encode(image), to: output + String(format: "/view-%03d.png", k))
+                }
+            }
+            try writer?.finish()
+        } catch {
+            writer?.cancel()
+            throw error
+        }
+        print("wrote \(output) (\(style.name), \(count) views, \(size)x\(size), \(String(format: "%.1f", monotonicMs() - start)) ms)")
     }
 }

@@ -273,3 +273,41 @@ struct VideoJoin: ParsableCommand {
         }
     }
 }
+
+struct TimingChartCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timing-chart",
+        abstract: "Draw a video's per-frame timing CSV (`coif video --timing`): a bar per frame stacked by stage.",
+        discussion: "The output is SVG when -o ends in .svg, else PNG. Under the bars: keyframes (dark), and frames detected (green), held (yellow) or passed through (grey)."
+    )
+
+    @Argument(help: "The CSV `coif video --timing` wrote.")
+    var csv: String
+
+    @Option(name: [.short, .long], help: "Output chart (.svg or .png).")
+    var output: String
+
+    @Option(help: "Width in pixels.")
+    var width: Int = 1200
+
+    @Option(help: "Height in pixels.")
+    var height: Int = 480
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard (400...8000).contains(width), (200...4000).contains(height) else {
+                throw CoifError.invalidOption(name: "--width/--height", reason: "must be 400–8000 by 200–4000 pixels")
+            }
+            try OutputPaths.checkWritable([output], inputs: [csv])
+            let chart = try TimingChart(csv: csv)
+            if output.lowercased().hasSuffix(".svg") {
+                try AtomicFile.write(text: chart.svg(width: width, height: height), to: output)
+            } else {
+                try AtomicFile.write(try PNGFile.encode(chart.image(width: width, height: height)), to: output)
+            }
+            print("wrote \(output) (\(chart.rows.count) frames)")
+        }
+    }
+}

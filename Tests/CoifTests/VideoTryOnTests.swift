@@ -1,0 +1,339 @@
+// VideoTryOnTests: `coif video` (CoifPipeline/VideoTryOn.swift) on real H.264 clips that ffmpeg makes from
+// astronaut.png (Debian python3-skimage): a window panning over the photo (the face moves a known 2 px a
+// frame), the photo held still, and a clip whose middle has no face. The hair follows the face; a still face
+// gives steady hair and the same bytes twice; faceless frames are held, then passed through untouched;
+// segments joined without re-encoding match the whole clip; a stopped run leaves no output; bad input is
+// one line and a documented code. Also the pieces: the similarity that carries a parse, the background
+// plate kept across frames, the bounded queue.
+import CoifCore
+import CoifMedia
+@testable import CoifPipeline
+import CoifVision
+import Foundation
+import XCTest
+
+final class VideoTryOnTests: XCTestCase {
+    /// A clip made by ffmpeg from astronaut.png: `filter` on the looped photo, `frames` at 25 fps.
+    func makeClip(_ name: String, filter: String, frames: Int, in dir: String) throws -> String {
+        let photo = try Fixtures.requireAstronaut()
+        let path = dir + "/" + name
+        let run = try Fixtures.runShell("ffmpeg -nostdin -v error -y -loop 1 -framerate 25 -i '\(photo)' -vf \"\(filter),format=yuv420p\" -frames:v \(frames) -c:v libx264 -crf 12 -threads 1 '\(path)'")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return path
+    }
+
+    /// The per-frame CSV as rows of column name → cell.
+    func readCSV(_ path: String) throws -> [[String: String]] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return lines.dropFirst().map { line in
+            Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+        }
+    }
+
+    /// Every frame of a clip, decoded.
+    func frames(_ path: String) throws -> [PixelImage] {
+        let reader = try VideoReader(path: path)
+        var out: [PixelImage] = []
+        while let frame = try reader.next() { out.append(frame.image) }
+        return out
+    }
+
+    func psnr(_ a: PixelImage, _ b: PixelImage) -> Double {
+        var squared = 0.0
+        for i in 0..<a.pixels.count { let d = Double(a.pixels[i]) - Double(b.pixels[i]); squared += d * d }
+        let mse = squared / Double(a.pixels.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    func testTheHairFollowsAMovingFaceFrameByFrame() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        // The window moves right 3 px and down 1 px a frame, so the face moves left 3 px and up 1 px.
+        let clip = try makeClip("pan.mp4", filter: "crop=384:384:'40+3*n':'10+n'", frames: 20, in: dir)
+        let out = dir + "/out.mp4", csv = dir + "/frames.csv", summary = dir + "/summary.json"
+        let run = try Fixtures.runCoif(["video", clip, "--style", "pixie", "--color", "auburn", "-o", out, "--timing", csv,
+                                        "--summary", summary, "--progress", "lines"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("frames=20 total=20"), "key=value progress off a terminal: \(run.stderr)")
+        let rows = try readCSV(csv)
+        XCTAssertEqual(rows.map { Int($0["frame"]!)! }, Array(0..<20), "a row per frame, in order")
+        XCTAssertEqual(rows[0]["state"], "detected")
+        XCTAssertTrue(rows.dropFirst().allSatisfy { $0["state"] == "tracked" || $0["state"] == "detected" })
+        XCTAssertEqual(rows[0]["keyframe"], "1", "the first frame parses the own hair")
+        XCTAssertTrue(rows.contains { $0["carry_ms"] != "" }, "frames between keyframes carry the parse")
+        // The drawn hairline moves with the face: about −3 px a frame across, −1 px down (a least-squares slope).
+        func slope(_ column: String) -> Double {
+            let ys = rows.map { Double($0[column]!)! }, xs = (0..<ys.count).map(Double.init)
+            let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
+            return zip(xs, ys).reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) } / xs.reduce(0) { $0 + ($1 - mx) * ($1 - mx) }
+        }
+        XCTAssertEqual(slope("hairline_x"), -3, accuracy: 0.6)
+        XCTAssertEqual(slope("hairline_y"), -1, accuracy: 0.6)
+        // The output is a real clip of the input's frames with hair drawn on each.
+        let input = try frames(clip), output = try frames(out)
+        XCTAssertEqual(output.count, 20)
+        XCTAssertEqual(output[0].width, 384)
+        for k in [0, 10, 19] {
+            XCTAssertLessThan(psnr(input[k], output[k]), 30, "frame \(k) has new hair on it")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as! [String: Any]
+        XCTAssertEqual(json["frames"] as? Int, 20)
+        let stages = json["stages"] as! [String: [String: Double]]
+        for stage in ["decode", "landmarks", "pose", "smooth", "parse", "plate", "render", "composite", "encode"] where stage != "decode" {
+            XCTAssertNotNil(stages[stage]?["p95_ms"], "summary has \(stage)")
+        }
+    }
+
+    func testAStillFaceGivesSteadyHairAndTheSameBytesTwice() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("still.mp4", filter: "crop=384:384:64:16", frames: 12, in: dir)
+        var outputs: [Data] = []
+        for k in 0..<2 {
+            let out = dir + "/out\(k).mp4", csv = dir + "/frames\(k).csv"
+            let run = try Fixtures.runCoif(["video", clip, "--style", "bob", "-o", out, "--timing", csv, "--progress", "none"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+            let rows = try readCSV(csv)
+            let xs = rows.map { Double($0["hairline_x"]!)! }, yaws = rows.map { Double($0["yaw"]!)! }
+            XCTAssertLessThan(xs.max()! - xs.min()!, 0.5, "the drawn hairline of a still face stays within half a pixel: \(xs)")
+            XCTAssertLessThan(yaws.max()! - yaws.min()!, 0.2, "and its yaw within 0.2°: \(yaws)")
+        }
+        XCTAssertEqual(outputs[0], outputs[1], "same clip and flags, same bytes")
+    }
+
+    func testFacelessFramesAreHeldThenPassedThroughUntouched() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        // Frames 6–17 are a flat grey (no face); the photo before and after.
+        let clip = try makeClip("gap.mp4", filter: "crop=384:384:64:16,drawbox=x=0:y=0:w=iw:h=ih:color=gray:t=fill:enable='between(n,6,17)'",
+                                frames: 24, in: dir)
+        let out = dir + "/out.mp4", csv = dir + "/frames.csv"
+        let run = try Fixtures.runCoif(["video", clip, "--style", "pixie", "-o", out, "--timing", csv, "--hold", "0.2", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let states = try readCSV(csv).map { $0["state"]! }
+        XCTAssertEqual(Array(states[0..<6]).filter { $0 == "held" || $0 == "passed" }, [])
+        // 0.2 s at 25 fps: frames 6–11 are within the hold (5 frames after the last face, at 0.04 s each).
+        XCTAssertEqual(Array(states[6..<11]), Array(repeating: "held", count: 5), "\(states)")
+        XCTAssertEqual(Array(states[12..<18]), Array(repeating: "passed", count: 6), "\(states)")
+        XCTAssertEqual(states[18], "detected", "the face is found again when it comes back")
+        let input = try frames(clip), output = try frames(out)
+        XCTAssertEqual(output.count, 24)
+        for k in 12..<18 { XCTAssertGreaterThan(psnr(input[k], output[k]), 40, "passed frame \(k) is the input's") }
+        XCTAssertLessThan(psnr(input[20], output[20]), 30, "hair again after the gap")
+    }
+
+    func testSegmentsJoinedMatchTheWholeClip() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("pan.mp4", filter: "crop=384:384:'40+2*n':'10+n'", frames: 16, in: dir)
+        let whole = dir + "/whole.mp4", a = dir + "/a.mp4", b = dir + "/b.mp4", joined = dir + "/joined.mp4"
+        for (out, frames) in [(whole, nil), (a, "0-6"), (b, "7-15")] as [(String, String?)] {
+            // CRF 10: the encoder's own noise well under the test's 40 dB, so the content is what is compared.
+            let run = try Fixtures.runCoif(["video", clip, "--style", "pixie", "-o", out, "--progress", "none", "--crf", "10"]
+                                           + (frames.map { ["--frames", $0] } ?? []))
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let join = try Fixtures.runCoif(["video-join", a, b, "-o", joined])
+        XCTAssertEqual(join.status, 0, join.stderr)
+        XCTAssertTrue(join.stdout.contains("16 frames"), join.stdout)
+        let w = try frames(whole), j = try frames(joined)
+        XCTAssertEqual(j.count, 16, "every frame once")
+        for k in 0..<16 { XCTAssertGreaterThan(psnr(w[k], j[k]), 40, "frame \(k): the joined clip matches the whole render") }
+        XCTAssertEqual(Fixtures.listing(dir), ["a.mp4", "b.mp4", "joined.mp4", "pan.mp4", "whole.mp4"], "no temporary or list file left")
+    }
+
+    func testAStoppedRunLeavesNoOutput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("long.mp4", filter: "crop=384:384:'40+n':16", frames: 60, in: dir)
+        for signal in ["INT", "KILL"] {
+            let out = dir + "/out-\(signal).mp4"
+            let process = try Fixtures.startShell("exec '\(Fixtures.coifBinary)' video '\(clip)' -o '\(out)' --progress none 2>/dev/null")
+            // Stopped once it is writing frames (its temporary exists), else after 20 s.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline && !Fixtures.listing(dir).contains(where: { $0.hasPrefix(".out-\(signal).mp4.tmp") }) { usleep(50_000) }
+            usleep(300_000)
+            kill(process.processIdentifier, signal == "INT" ? SIGINT : SIGKILL)
+            process.waitUntilExit()
+            if signal == "INT" {
+                XCTAssertEqual(process.terminationStatus, 130, "Ctrl-C is exit 130")
+                XCTAssertEqual(Fixtures.listing(dir), ["long.mp4"], "Ctrl-C leaves neither output nor temporary")
+            } else {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out), "a killed run leaves no output")
+            }
+        }
+        // The next run into the folder clears the killed run's temporary and writes a whole clip.
+        let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/done.mp4", "--frames", "0-2", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir), ["done.mp4", "long.mp4"])
+    }
+
+    func testBadInputIsOneLineAndADocumentedCode() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 3, in: dir)
+        let cases: [([String], Int32, String)] = [
+            (["video", dir + "/missing.mp4", "-o", dir + "/o.mp4"], 10, "no such file"),
+            (["video", "/etc/hostname", "-o", dir + "/o.mp4"], 11, "not a video"),
+            (["video", clip, "-o", dir + "/o.mp4", "--face", "all"], 22, "one face"),
+            (["video", clip, "-o", dir + "/o.mp4", "--frames", "9-3"], 22, "--frames"),
+            (["video", clip, "-o", dir + "/o.mp4", "--frames", "50-60"], 22, "past the clip"),
+            (["video", clip, "-o", dir + "/o.mp4", "--smoothing", "rotation-cutoff=x"], 22, "--smoothing"),
+            (["video", clip, "-o", dir + "/o.mp4", "--style", "no-such-style"], 20, "no-such-style"),
+            (["video", clip, "-o", clip], 22, clip),
+            (["video-join", clip, photo, "-o", dir + "/o.mp4"], 22, "differs"),
+        ]
+        for (arguments, code, needle) in cases {
+            let run = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, code, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one line: \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(needle), "\(arguments): \(run.stderr)")
+        }
+        XCTAssertEqual(Fixtures.listing(dir), ["c.mp4"], "nothing written")
+    }
+
+    // MARK: - Pieces
+
+    func testASimilarityCarriesAParseByTheHeadsMotion() {
+        // A known similarity: scale 1.1, 10° turn, shift (12, −7).
+        let angle = 10.0 * .pi / 180
+        let truth = SimilarityMap(a: 1.1 * cos(angle), b: 1.1 * sin(angle), tx: 12, ty: -7)
+        let from: [Vec2] = (0..<20).map { (k: Int) -> Vec2 in
+            let x = Float(100 + 7 * (k % 5)), y = Float(80 + 11 * (k / 5))
+            return Vec2(x, y)
+        }
+        let fitted = SimilarityMap.fit(from: from, to: from.map(truth.apply))
+        XCTAssertEqual(fitted.a, truth.a, accuracy: 1e-6)
+        XCTAssertEqual(fitted.b, truth.b, accuracy: 1e-6)
+        XCTAssertEqual(fitted.tx, truth.tx, accuracy: 1e-4)
+        XCTAssertEqual(fitted.turnDegrees, 10, accuracy: 1e-6)
+        let back = truth.inverse.apply(truth.apply(Vec2(33, 44)))
+        XCTAssertEqual(back.x, 33, accuracy: 1e-4)
+        // A matte block moved by a pure shift lands where the shift puts it.
+        let width = 64, height = 48
+        var matte = [Float](repeating: 0, count: width * height), classes = [UInt8](repeating: OwnHair.background, count: width * height)
+        for y in 10..<20 { for x in 10..<30 { matte[y * width + x] = 1; classes[y * width + x] = OwnHair.hair } }
+        let hair = OwnHair(width: width, height: height, crop: (0, 0, 48), classes: classes, matte: matte)
+        let moved = hair.carried(by: SimilarityMap(a: 1, b: 0, tx: 5, ty: 3))
+        XCTAssertEqual(moved.matte[(13 + 5) * width + 15 + 10], 1)
+        XCTAssertEqual(moved.classes[(13 + 5) * width + 15 + 10], OwnHair.hair)
+        XCTAssertEqual(moved.matte[12 * width + 12], 0, "where the block was and no longer is")
+        XCTAssertEqual(moved.classes[0], OwnHair.unknown, "what the keyframe never saw is unknown")
+        XCTAssertEqual(moved.crop.x, 5)
+    }
+
+    func testTheBackgroundPlateHoldsTheFillAndUsesTheBackgroundTheClipShowed() {
+        let width = 40, height = 30, count = width * height
+        var classes = [UInt8](repeating: OwnHair.background, count: count), matte = [Float](repeating: 0, count: count)
+        // Hair over columns 10–19 in frame 1.
+        for y in 0..<height { for x in 10..<20 { matte[y * width + x] = 1; classes[y * width + x] = OwnHair.hair } }
+        let hair1 = OwnHair(width: width, height: height, crop: (0, 0, 1), classes: classes, matte: matte)
+        // Frame 2: the hair has moved to columns 25–34; columns 10–19 now show the background.
+        var classes2 = [UInt8](repeating: OwnHair.background, count: count), matte2 = [Float](repeating: 0, count: count)
+        for y in 0..<height { for x in 25..<35 { matte2[y * width + x] = 1; classes2[y * width + x] = OwnHair.hair } }
+        let hair2 = OwnHair(width: width, height: height, crop: (0, 0, 1), classes: classes2, matte: matte2)
+        let background: (Int) -> UInt8 = { UInt8(60 + ($0 % width) * 4) }
+        func photo(hairFrom: Int) -> PixelImage {
+            var p = [UInt8](repeating: 0, count: count * 3)
+            for i in 0..<count { for c in 0..<3 { p[3 * i + c] = (i % width) >= hairFrom && (i % width) < hairFrom + 10 ? 20 : background(i) } }
+            return PixelImage(width: width, height: height, channels: 3, pixels: p)
+        }
+        func filled(_ frame: PixelImage, hairFrom: Int, value: UInt8) -> PixelImage {
+            var p = frame.pixels
+            for i in 0..<count where (i % width) >= hairFrom - 1 && (i % width) < hairFrom + 11 { for c in 0..<3 { p[3 * i + c] = value } }
+            return PixelImage(width: width, height: height, channels: 3, pixels: p)
+        }
+        let skin = [Float](repeating: 0, count: count)
+        let plate = VideoBackgroundPlate()
+        let frame1 = photo(hairFrom: 10)
+        var out1 = filled(frame1, hairFrom: 10, value: 200)
+        plate.stabilise(&out1, frame: frame1, hair: hair1, skin: skin)
+        XCTAssertEqual(out1.pixels[3 * (5 * width + 15)], 200, "the first fill stands")
+        // Frame 2 again with hair at 10–19 (as frame 1) but a re-made fill of 100: held near the first, not jumping.
+        var again = filled(frame1, hairFrom: 10, value: 100)
+        plate.stabilise(&again, frame: frame1, hair: hair1, skin: skin)
+        XCTAssertEqual(Int(again.pixels[3 * (5 * width + 15)]), 175, accuracy: 1, "a quarter of the way to the new fill")
+        // Frame 3: the hair moved on; then the plate fills 10–19 again (say a parse that lags): the real background
+        // seen in frame 3 is used, not a fill.
+        let frame3 = photo(hairFrom: 25)
+        var out3 = filled(frame3, hairFrom: 25, value: 90)
+        plate.stabilise(&out3, frame: frame3, hair: hair2, skin: skin)
+        XCTAssertEqual(out3.pixels[3 * (5 * width + 15)], background(15), "visible background passes untouched")
+        var out4 = filled(photo(hairFrom: 10), hairFrom: 10, value: 90)
+        plate.stabilise(&out4, frame: photo(hairFrom: 10), hair: hair1, skin: skin)
+        XCTAssertEqual(out4.pixels[3 * (5 * width + 15)], background(15), "where the clip showed the background, the fill is that background")
+    }
+
+    func testTheBoundedQueueKeepsOrderHoldsAtCapacityAndCarriesAFailure() throws {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        let producer = BackgroundWork(name: "test.producer") { () -> Int in
+            var put = 0
+            for k in 0..<50 where queue.put(k) { put += 1 }
+            queue.close(throwing: CoifError.internalError("done with a failure"))
+            return put
+        }
+        var taken: [Int] = []
+        do {
+            while let k = try queue.take() { taken.append(k) }
+            XCTFail("the failure is thrown after the values")
+        } catch {
+            XCTAssertTrue("\(error)".contains("done with a failure"))
+        }
+        XCTAssertEqual(taken, Array(0..<50))
+        XCTAssertEqual(try producer.wait(), 50)
+        let cancelled = BoundedQueue<Int>(capacity: 1)
+        cancelled.cancel()
+        XCTAssertFalse(cancelled.put(1), "a cancelled queue refuses")
+        XCTAssertNil(try cancelled.take())
+    }
+}
+
+final class VideoToolsTests: XCTestCase {
+    func testATurntableTurnsOnceFromTheFrontViewThroughTheSideAndBack() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        for view in ["front", "left", "back"] {
+            let run = try Fixtures.runCoif(["preview", "pixie", "--size", "128", "--view", view, "-o", dir + "/\(view).png"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let run = try Fixtures.runCoif(["preview", "pixie", "--size", "128", "--turntable", "8", "-o", dir + "/views"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Fixtures.listing(dir + "/views"), (0..<8).map { String(format: "view-%03d.png", $0) })
+        for (view, k) in [("front", 0), ("left", 2), ("back", 4)] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/\(view).png")),
+                           try Data(contentsOf: URL(fileURLWithPath: dir + String(format: "/views/view-%03d.png", k))),
+                           "view \(k) of 8 is the \(view) view")
+        }
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/views/view-001.png")),
+                          try Data(contentsOf: URL(fileURLWithPath: dir + "/views/view-002.png")))
+        let video = try Fixtures.runCoif(["preview", "bob", "--size", "96", "--turntable", "12", "-o", dir + "/spin.mp4"])
+        XCTAssertEqual(video.status, 0, video.stderr)
+        let probe = try Fixtures.runShell("ffprobe -v error -count_frames -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 '\(dir)/spin.mp4'")
+        XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "h264,96,96,12")
+    }
+
+    func testATimingChartDrawsEveryFrameAndRefusesOtherFiles() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let stages = Stage.allCases.map { $0.rawValue + "_ms" }.joined(separator: ",")
+        var csv = "frame,time_s,state,keyframe,\(stages),sum_ms\n"
+        for k in 0..<30 {
+            let cells = Stage.allCases.map { $0 == .render ? String(10 + k) : ($0 == .parse && k % 10 == 0 ? "400" : "") }
+            csv += "\(k),\(Double(k) / 25),\(k % 10 == 0 ? "detected" : "tracked"),\(k % 10 == 0 ? 1 : 0),\(cells.joined(separator: ",")),0\n"
+        }
+        try csv.write(toFile: dir + "/t.csv", atomically: true, encoding: .utf8)
+        let svg = try Fixtures.runCoif(["timing-chart", dir + "/t.csv", "-o", dir + "/t.svg"])
+        XCTAssertEqual(svg.status, 0, svg.stderr)
+        let text = try String(contentsOfFile: dir + "/t.svg", encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("<svg"))
+        XCTAssertEqual(text.components(separatedBy: "fill=\"#1b9e77\"").count - 1, 3, "three detected frames marked")
+        XCTAssertTrue(text.contains("render 24.5 ms"), "the legend gives each stage's mean")
+        XCTAssertTrue(text.contains("parse 40.0 ms"))
+        XCTAssertFalse(text.contains("decode"), "a stage that never ran is left out")
+        let png = try Fixtures.runCoif(["timing-chart", dir + "/t.csv", "-o", dir + "/t.png", "--width", "600", "--height", "300"])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        let image = try PNGFile.read(path: dir + "/t.png", channels: 3)
+        XCTAssertEqual(image.width, 600)
+        XCTAssertGreaterThan(Set(stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] }).count, 4, "bars and text drawn")
+        try "a,b\n1,2\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+        let bad = try Fixtures.runCoif(["timing-chart", dir + "/bad.csv", "-o", dir + "/bad.svg"])
+        XCTAssertEqual(bad.status, 22)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/bad.svg"))
+    }
+}
