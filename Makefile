@@ -15,7 +15,7 @@ FUZZ_SEED    ?= 1
 FUZZ_CASES   ?= 1000
 FUZZ_SHORT   := 30
 
-.PHONY: setup models build demo test fuzz bench bench-batch bench-processes shaders meshes clean
+.PHONY: setup models build demo test fuzz bench bench-batch bench-video bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -64,6 +64,10 @@ bench: build
 # Batch throughput: 100 try-ons (5 photos × 5 styles × 4 colours, 512², full look), --workers 1 and 2.
 bench-batch: build
 	COIF=$(RELEASE_BIN) scripts/batch-bench.sh
+
+# A video try-on's frames per second and per-stage times: a 150-frame clip from astronaut.png, two styles.
+bench-video: build
+	COIF=$(RELEASE_BIN) scripts/video-bench.sh
 
 # Whole-process wall times (start-up and exit included) of render, preview and --version; medians of 15.
 bench-processes: build

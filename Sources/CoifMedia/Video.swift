@@ -182,16 +182,7 @@ public final class VideoWriter {
         try? input.close()
         ffmpeg.process.waitUntilExit()
         defer { ffmpeg.removeLog() }
-        let failure = framesWritten == 0 ? "no frames" : ffmpeg.failure
-        if let failure {
-            unlink(temporary)
-            throw CoifError.outputNotWritable(path: path, reason: failure)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CoifError.outputNotWritable(path: path, reason: reason)
-        }
+        try FFmpegProcess.putInPlace(temporary, at: path, failure: framesWritten == 0 ? "no frames" : ffmpeg.failure)
     }
 
     /// Abandons the clip: ffmpeg is stopped and its temporary removed; `path` is untouched.
@@ -239,6 +230,20 @@ struct FFmpegProcess {
     }
 
     func removeLog() { try? FileManager.default.removeItem(at: log) }
+
+    /// The file ffmpeg wrote at `temporary` renamed over `path`, or, when it failed (`failure`) or the rename
+    /// does, removed and reported as `outputNotWritable`: the output is whole or absent.
+    static func putInPlace(_ temporary: String, at path: String, failure: String?) throws {
+        if let failure {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: failure)
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: reason)
+        }
+    }
 }
 
 /// A program run to its end, its output kept (ffprobe's JSON).
@@ -300,15 +305,7 @@ public enum VideoJoiner {
         let ffmpeg = try FFmpegProcess(arguments, standardInput: FileHandle.nullDevice, standardOutput: FileHandle.nullDevice)
         ffmpeg.process.waitUntilExit()
         defer { ffmpeg.removeLog() }
-        if let failure = ffmpeg.failure {
-            unlink(temporary)
-            throw CoifError.outputNotWritable(path: output, reason: failure)
-        }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CoifError.outputNotWritable(path: output, reason: reason)
-        }
+        try FFmpegProcess.putInPlace(temporary, at: output, failure: ffmpeg.failure)
         return (try? VideoProbe.probe(path: output).frameCount ?? 0) ?? 0
     }
 }

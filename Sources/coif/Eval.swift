@@ -351,13 +351,7 @@ struct EvalJitter: ParsableCommand {
             options.smoothing = try VideoCommand.smoothing(smoothing)
             options.timingPath = timing
             options.summaryPath = summary
-            if let frames {
-                let parts = frames.split(separator: "-").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] >= 0, parts[0] <= parts[1] else {
-                    throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(frames)'")
-                }
-                options.frames = parts[0]...parts[1]
-            }
+            options.frames = try frames.map(VideoCommand.frames)
             let logger = global.makeLogger()
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let summary = try VideoTryOn(engine: engine, logger: logger).run(options)

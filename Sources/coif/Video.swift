@@ -152,11 +152,7 @@ struct VideoCommand: ParsableCommand {
             guard start == nil, duration == nil else {
                 throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
             }
-            let parts = frames.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b else {
-                throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(frames)'")
-            }
-            return a...b
+            return try Self.frames(frames)
         }
         guard start != nil || duration != nil else { return nil }
         let from = start ?? 0
@@ -165,6 +161,15 @@ struct VideoCommand: ParsableCommand {
         let rate = try VideoProbe.probe(path: input).framesPerSecond
         let a = Int((from * rate).rounded())
         let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
+        return a...b
+    }
+
+    /// `--frames A-B`: 0-based, inclusive.
+    static func frames(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b else {
+            throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(text)'")
+        }
         return a...b
     }
 
