@@ -114,7 +114,7 @@ public final class VideoReader {
 }
 
 /// Encodes RGB frames to H.264 MP4 (yuv420p, a stated CRF) through ffmpeg, copying an input's audio
-/// untouched. The MP4 is written to a temporary beside the output and renamed in by `finish()`, so the output
+/// untouched; frames of an odd width or height lose their last column or row (4:2:0 needs even sizes). The MP4 is written to a temporary beside the output and renamed in by `finish()`, so the output
 /// is whole or absent: a process killed mid-clip leaves no half-written video (its temporary is cleared by
 /// the next write into that folder).
 public final class VideoWriter {
@@ -133,8 +133,8 @@ public final class VideoWriter {
     ///   - crf: x264's constant rate factor (0–51; 18 is visually lossless for most footage).
     public init(path: String, width: Int, height: Int, frameRate: (numerator: Int, denominator: Int),
                 audioFrom: String? = nil, crf: Int = 18) throws {
-        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else {
-            throw CoifError.invalidOption(name: path, reason: "H.264 in yuv420p needs an even width and height, got \(width)×\(height)")
+        guard width > 1, height > 1 else {
+            throw CoifError.invalidOption(name: path, reason: "a video needs at least 2×2 pixels, got \(width)×\(height)")
         }
         guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
         try AtomicFile.checkWritable(path)
@@ -148,6 +148,9 @@ public final class VideoWriter {
         if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"] }
         // A fixed thread count: x264's output depends on it, and the same clip must give the same bytes on
         // any number of cores.
+        // yuv420p halves the chroma both ways, so H.264 there needs an even width and height: an odd one loses
+        // its last column or row.
+        if width % 2 != 0 || height % 2 != 0 { arguments += ["-vf", "crop=\(width / 2 * 2):\(height / 2 * 2):0:0"] }
         arguments += ["-c:v", "libx264", "-preset", "medium", "-crf", "\(crf)", "-pix_fmt", "yuv420p", "-threads", "4",
                       "-movflags", "+faststart", "-f", "mp4", temporary]
         let pipe = Pipe()

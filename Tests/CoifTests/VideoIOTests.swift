@@ -96,6 +96,6 @@ final class VideoIOTests: XCTestCase {
         try writer.append(PixelImage(width: 64, height: 48, channels: 3, fill: 128))
         writer.cancel()
         XCTAssertEqual(Fixtures.listing(dir).filter { $0.contains("gone") }, [])
-        XCTAssertThrowsError(try VideoWriter(path: dir + "/odd.mp4", width: 63, height: 48, frameRate: (25, 1)))
+        XCTAssertThrowsError(try VideoWriter(path: dir + "/dot.mp4", width: 1, height: 48, frameRate: (25, 1)), "under 2 pixels wide")
     }
 }

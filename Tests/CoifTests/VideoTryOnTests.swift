@@ -14,10 +14,10 @@ import XCTest
 
 final class VideoTryOnTests: XCTestCase {
     /// A clip made by ffmpeg from astronaut.png: `filter` on the looped photo, `frames` at 25 fps.
-    func makeClip(_ name: String, filter: String, frames: Int, in dir: String) throws -> String {
+    func makeClip(_ name: String, filter: String, frames: Int, in dir: String, pixelFormat: String = "yuv420p") throws -> String {
         let photo = try Fixtures.requireAstronaut()
         let path = dir + "/" + name
-        let run = try Fixtures.runShell("ffmpeg -nostdin -v error -y -loop 1 -framerate 25 -i '\(photo)' -vf \"\(filter),format=yuv420p\" -frames:v \(frames) -c:v libx264 -crf 12 -threads 1 '\(path)'")
+        let run = try Fixtures.runShell("ffmpeg -nostdin -v error -y -loop 1 -framerate 25 -i '\(photo)' -vf \"\(filter),format=\(pixelFormat)\" -frames:v \(frames) -c:v libx264 -crf 12 -threads 1 '\(path)'")
         XCTAssertEqual(run.status, 0, run.stderr)
         return path
     }
@@ -140,6 +140,22 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(Fixtures.listing(dir), ["a.mp4", "b.mp4", "joined.mp4", "pan.mp4", "whole.mp4"], "no temporary or list file left")
     }
 
+    func testARotatedClipIsTriedOnUprightAndWrittenUpright() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        // Stored sideways (384×320 turned to 320×384), with the display matrix that turns it back, as a phone
+        // held upright writes it.
+        let sideways = try makeClip("sideways.mp4", filter: "crop=384:320:64:16,transpose=2", frames: 4, in: dir)
+        let clip = dir + "/rotated.mp4"
+        let tag = try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(sideways)' -c copy -metadata:s:v:0 rotate=270 '\(clip)'")
+        XCTAssertEqual(tag.status, 0, tag.stderr)
+        let out = dir + "/out.mp4", csv = dir + "/frames.csv"
+        let run = try Fixtures.runCoif(["video", clip, "--style", "pixie", "-o", out, "--timing", csv, "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try readCSV(csv).map { $0["state"]! }, ["detected", "tracked", "tracked", "tracked"], "the face is found upright")
+        let probe = try Fixtures.runShell("ffprobe -v error -show_entries stream=width,height -of csv=p=0 '\(out)'")
+        XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "384,320", "written upright")
+    }
+
     func testAStoppedRunLeavesNoOutput() throws {
         let dir = try Fixtures.temporaryDirectory()
         let clip = try makeClip("long.mp4", filter: "crop=384:384:'40+n':16", frames: 60, in: dir)
@@ -187,6 +203,12 @@ final class VideoTryOnTests: XCTestCase {
             XCTAssertTrue(run.stderr.contains(needle), "\(arguments): \(run.stderr)")
         }
         XCTAssertEqual(Fixtures.listing(dir), ["c.mp4"], "nothing written")
+        // An odd size is no error: 4:2:0 needs even sizes, so the last column and row go.
+        let odd = try makeClip("odd.mp4", filter: "crop=301:299:100:20", frames: 3, in: dir, pixelFormat: "yuv444p")
+        let run = try Fixtures.runCoif(["video", odd, "-o", dir + "/odd-out.mp4", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let probe = try Fixtures.runShell("ffprobe -v error -count_frames -show_entries stream=width,height,nb_read_frames -of csv=p=0 '\(dir)/odd-out.mp4'")
+        XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "300,298,3")
     }
 
     // MARK: - Pieces
