@@ -7,6 +7,8 @@
 //     their frame-to-frame changes), over the frames with a face: what the filter costs a turning head.
 //   - Fill change: the mean RMS change (8-bit levels) per frame of the output where the plate filled
 //     background, against the visible background's own (the clip's noise): the fill's flicker.
+//   - Hair shading: the frame-to-frame noise of the new hair's mean level (second differences): its
+//     shading's flicker.
 import CoifCore
 import CoifPipeline
 import CoifVision
@@ -32,6 +34,9 @@ public struct VideoJitterReport: Codable, Sendable {
     public var lagMs: Double?
     public var fillChangeLevels: Double?
     public var backgroundChangeLevels: Double?
+    /// Frame-to-frame noise (second differences) of the new hair's mean level over runs of consecutive
+    /// frames of one shot: its shading's flicker, in 8-bit levels.
+    public var hairLevelNoise: Double?
 }
 
 public enum VideoJitterEvaluation {
@@ -42,7 +47,8 @@ public enum VideoJitterEvaluation {
         let window = max(5, Int(framesPerSecond.rounded()))
         let withFace = records.filter { $0.rawPose != nil && $0.pose != nil && $0.hairlinePx != nil && $0.rawHairlinePx != nil }
         var report = VideoJitterReport(frames: records.count, framesWithFace: withFace.count, steadiestFrom: nil, steadiestFrames: 0,
-                                       raw: nil, drawn: nil, lagFrames: nil, lagMs: nil, fillChangeLevels: nil, backgroundChangeLevels: nil)
+                                       raw: nil, drawn: nil, lagFrames: nil, lagMs: nil, fillChangeLevels: nil, backgroundChangeLevels: nil,
+                                       hairLevelNoise: nil)
         // Stretches of consecutive frames with a face, tracked or detected (not held).
         var best: (from: Int, motion: Double)?
         if records.count >= window {
@@ -83,6 +89,15 @@ public enum VideoJitterEvaluation {
         let fills = records.compactMap(\.fillChange), backgrounds = records.compactMap(\.backgroundChange)
         report.fillChangeLevels = fills.isEmpty ? nil : fills.reduce(0, +) / Double(fills.count)
         report.backgroundChangeLevels = backgrounds.isEmpty ? nil : backgrounds.reduce(0, +) / Double(backgrounds.count)
+        // Second differences within runs of consecutive frames that have a hair level.
+        var squares = 0.0, terms = 0
+        for i in 1..<max(records.count - 1, 1) {
+            let a = records[i - 1], b = records[i], c = records[i + 1]
+            guard let x = a.hairLevel, let y = b.hairLevel, let z = c.hairLevel, b.index == a.index + 1, c.index == b.index + 1 else { continue }
+            squares += (z - 2 * y + x) * (z - 2 * y + x)
+            terms += 1
+        }
+        report.hairLevelNoise = terms > 0 ? (squares / Double(terms) / 6).squareRoot() : nil
         return report
     }
 

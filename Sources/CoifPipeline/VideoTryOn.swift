@@ -73,6 +73,9 @@ public struct VideoFrameRecord: Sendable {
     /// clip's own noise there: what a still background changes anyway). nil on the first frame of a shot.
     public var fillChange: Double?
     public var backgroundChange: Double?
+    /// The mean level (8-bit, over RGB) of the output where the new hair covers over half the pixel: its
+    /// shading's steadiness from frame to frame.
+    public var hairLevel: Double?
 }
 
 /// How far a clip has got, for a progress bar.
@@ -210,6 +213,7 @@ public final class VideoTryOn: @unchecked Sendable {
         var failure: Error?
         var shotState: (shot: Int, levelOfDetail: LevelOfDetail, slideTilt: Float?)?
         var change = VideoFillChange()
+        var light = VideoLightFilter()
         do {
             while let item = try analysed.take() {
                 // The shot's level of detail and slide come from its first frame, warm-up or not, so a segment
@@ -230,12 +234,21 @@ public final class VideoTryOn: @unchecked Sendable {
                 if var analyses = item.analyses {
                     var frameJob = job
                     frameJob.input = .frame(item.frame)
+                    if job.lightsFromPhoto {
+                        // The photo's light, read off this frame's face and eased across the shot (each frame's
+                        // reading moves with the expression and the landmarks; the hair's shading would flicker).
+                        let skin = engine.faceSkin(analyses[0], timing: &timing)
+                        let read = timing.measure(.scene) { PhotoLightEstimate.estimate(skin) }
+                        frameJob.look.lighting = light.next(read?.lighting(base: job.look.lighting), shot: item.shot, fallback: job.look.lighting)
+                        frameJob.lightsFromPhoto = false
+                    }
                     frameJob.levelOfDetail = shotState!.levelOfDetail
                     analyses[0].pinnedSlideTilt = shotState!.slideTilt
                     let images = try engine.render(analyses, style: style, job: frameJob, timing: &timing).images
                     image = images.composite
                     (record.fillChange, record.backgroundChange) = change.next(input: item.frame.image, output: image, analysis: analyses[0],
                                                                                newHair: images.matte, shot: item.shot)
+                    record.hairLevel = VideoFillChange.meanLevel(image, where: images.matte)
                 } else {
                     change.reset()
                 }
@@ -428,6 +441,35 @@ final class VideoFrameAnalysis: @unchecked Sendable {
     }
 }
 
+/// The light a clip's hair is shaded with: each frame's reading of the face (PhotoLightEstimate) eased
+/// toward (`follow` of the way a frame), so the hair's shading follows a change of light within a few
+/// frames without flickering with each frame's expression and points. A new shot starts from its first
+/// reading; a frame the face gives no reading keeps the last light.
+struct VideoLightFilter {
+    static let follow: Float = 0.2
+    private var last: (shot: Int, lighting: Lighting)?
+
+    mutating func next(_ reading: Lighting?, shot: Int, fallback: Lighting) -> Lighting {
+        guard let previous = last, previous.shot == shot else {
+            let first = reading ?? fallback
+            last = (shot, first)
+            return first
+        }
+        guard let reading else { return previous.lighting }
+        let w = Self.follow
+        func ease(_ a: Vec3, _ b: Vec3) -> Vec3 { a + w * (b - a) }
+        var eased = reading
+        eased.keyDirection = normalize(ease(previous.lighting.keyDirection, reading.keyDirection))
+        eased.fillDirection = normalize(ease(previous.lighting.fillDirection, reading.fillDirection))
+        eased.keyRadiance = ease(previous.lighting.keyRadiance, reading.keyRadiance)
+        eased.fillRadiance = ease(previous.lighting.fillRadiance, reading.fillRadiance)
+        eased.ambientRadiance = ease(previous.lighting.ambientRadiance, reading.ambientRadiance)
+        eased.exposure = previous.lighting.exposure + w * (reading.exposure - previous.lighting.exposure)
+        last = (shot, eased)
+        return eased
+    }
+}
+
 /// How much a clip's fill behind the removed hair changes from frame to frame, against how much the visible
 /// background does (the clip's own noise): a still background changes by its noise only; a fill that is
 /// re-made each frame flickers well above it.
@@ -436,6 +478,16 @@ struct VideoFillChange {
     private var last: (input: PixelImage, output: PixelImage, mask: [UInt8], shot: Int)?
 
     mutating func reset() { last = nil }
+
+    /// The mean level of `image` where `matte` (8-bit) is over half; nil under 300 such pixels.
+    static func meanLevel(_ image: PixelImage, where matte: PixelImage) -> Double? {
+        var sum = 0.0, count = 0
+        for i in 0..<(image.width * image.height) where matte.pixels[i * matte.channels] > 128 {
+            sum += Double(image.pixels[3 * i]) + Double(image.pixels[3 * i + 1]) + Double(image.pixels[3 * i + 2])
+            count += 1
+        }
+        return count >= 300 ? sum / Double(3 * count) : nil
+    }
 
     mutating func next(input: PixelImage, output: PixelImage, analysis: PhotoAnalysis, newHair: PixelImage, shot: Int)
         -> (fill: Double?, background: Double?) {
@@ -548,7 +600,7 @@ public struct VideoSummary: Sendable {
     /// the fill's and the background's change from the last frame (levels). Empty cells: not measured.
     public static func csv(_ records: [VideoFrameRecord]) -> String {
         let poseColumns = ["raw_yaw", "raw_pitch", "raw_roll", "yaw", "pitch", "roll",
-                           "raw_hairline_x", "raw_hairline_y", "hairline_x", "hairline_y", "fill_change", "background_change"]
+                           "raw_hairline_x", "raw_hairline_y", "hairline_x", "hairline_y", "fill_change", "background_change", "hair_level"]
         var lines = ["frame,time_s,state,keyframe," + Stage.allCases.map { $0.rawValue + "_ms" }.joined(separator: ",") + ",sum_ms,"
                      + poseColumns.joined(separator: ",")]
         func cell(_ value: Double?, _ format: String = "%.2f") -> String { value.map { String(format: format, $0) } ?? "" }
@@ -560,7 +612,7 @@ public struct VideoSummary: Sendable {
             let points = [r.rawHairlinePx?.x, r.rawHairlinePx?.y, r.hairlinePx?.x, r.hairlinePx?.y].map { cell($0.map(Double.init)) }
             lines.append("\(r.index),\(String(format: "%.4f", r.timestamp)),\(r.state.rawValue),\(r.keyframe ? 1 : 0),"
                          + stages.joined(separator: ",") + "," + String(format: "%.2f", sum) + ","
-                         + (poses + points + [cell(r.fillChange), cell(r.backgroundChange)]).joined(separator: ","))
+                         + (poses + points + [cell(r.fillChange), cell(r.backgroundChange), cell(r.hairLevel)]).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }

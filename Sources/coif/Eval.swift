@@ -370,6 +370,7 @@ struct EvalJitter: ParsableCommand {
             }
             print("lag of the drawn yaw: \(report.lagFrames.map(String.init) ?? "—") frames (\(f(report.lagMs, "%.0f")) ms)")
             print("fill change per frame: \(f(report.fillChangeLevels)) levels; visible background's: \(f(report.backgroundChangeLevels)) levels")
+            print("hair shading noise: \(f(report.hairLevelNoise)) levels a frame")
         }
     }
 }

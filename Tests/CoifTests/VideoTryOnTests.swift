@@ -8,6 +8,7 @@
 import CoifCore
 import CoifMedia
 @testable import CoifPipeline
+import CoifRender
 import CoifVision
 import Foundation
 import XCTest
@@ -97,6 +98,8 @@ final class VideoTryOnTests: XCTestCase {
             let xs = rows.map { Double($0["hairline_x"]!)! }, yaws = rows.map { Double($0["yaw"]!)! }
             XCTAssertLessThan(xs.max()! - xs.min()!, 0.5, "the drawn hairline of a still face stays within half a pixel: \(xs)")
             XCTAssertLessThan(yaws.max()! - yaws.min()!, 0.2, "and its yaw within 0.2°: \(yaws)")
+            let levels = rows.map { Double($0["hair_level"]!)! }
+            XCTAssertLessThan(levels.max()! - levels.min()!, 0.5, "and the hair's shading within half a level: \(levels)")
         }
         XCTAssertEqual(outputs[0], outputs[1], "same clip and flags, same bytes")
     }
@@ -281,6 +284,22 @@ final class VideoTryOnTests: XCTestCase {
         var out4 = filled(photo(hairFrom: 10), hairFrom: 10, value: 90)
         plate.stabilise(&out4, frame: photo(hairFrom: 10), hair: hair1, skin: skin)
         XCTAssertEqual(out4.pixels[3 * (5 * width + 15)], background(15), "where the clip showed the background, the fill is that background")
+    }
+
+    func testTheLightEasesAcrossAShotAndStartsAfreshOnTheNext() {
+        var filter = VideoLightFilter()
+        let dim = Lighting(exposure: 0.5), bright = Lighting(exposure: 1.5)
+        XCTAssertEqual(filter.next(dim, shot: 1, fallback: Lighting()).exposure, 0.5, "a shot starts from its first reading")
+        // Readings flickering between two lights: the light drawn moves a fifth of the way each frame.
+        var drawn: [Float] = []
+        for k in 0..<20 { drawn.append(filter.next(k % 2 == 0 ? bright : dim, shot: 1, fallback: Lighting()).exposure) }
+        XCTAssertEqual(drawn[0], 0.7, accuracy: 1e-5)
+        let swings = zip(drawn.dropFirst(), drawn).map { abs($0 - $1) }
+        XCTAssertLessThan(swings.suffix(10).max()!, 0.25, "the readings swing by 1.0; the light drawn by a fifth of that: \(drawn)")
+        XCTAssertEqual(filter.next(nil, shot: 1, fallback: Lighting()).exposure, drawn.last!, "no reading keeps the last light")
+        XCTAssertEqual(filter.next(bright, shot: 2, fallback: Lighting()).exposure, 1.5, "a new shot starts afresh")
+        let turned = filter.next(Lighting(keyDirection: Vec3(1, 0, 0)), shot: 2, fallback: Lighting())
+        XCTAssertEqual(length(turned.keyDirection), 1, accuracy: 1e-5, "directions stay unit length")
     }
 
     func testTheBoundedQueueKeepsOrderHoldsAtCapacityAndCarriesAFailure() throws {
