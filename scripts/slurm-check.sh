@@ -1,7 +1,8 @@
 #!/bin/bash
 # A real single-node Slurm on this machine, for BatchTests: Debian's munged, slurmctld and slurmd, each with
 # its own socket, ports, state and logs in a scratch folder, started here and stopped on exit. It submits
-# one sparse job array (--array=1,3,5,7) of `coif batch` and waits for it.
+# one sparse job array (--array=1,3,5,7) of `coif batch` and waits for it; COIF_SLURM_TASK (a task's command
+# line) and COIF_SLURM_ARRAY (the --array) submit another array instead (VideoTryOnTests: a clip's segments).
 #
 #   scripts/slurm-check.sh COIF JOB.json OUT WORK
 #
@@ -75,13 +76,15 @@ for _ in $(seq 100); do
 done
 [ -n "$up" ] || skip "slurmctld/slurmd did not come up: $(tail -1 "$work/slurmctld.log" 2> /dev/null) / $(tail -1 "$work/slurmd.log" 2> /dev/null)"
 
+# Each task's command: COIF_SLURM_TASK when set (a video's segments), else the batch job's shard.
 cat > "$work/array.sh" <<EOF
 #!/bin/bash
-exec "$coif" batch "$job" --out "$out"
+${COIF_SLURM_TASK:-exec "$coif" batch "$job" --out "$out"}
 EOF
 chmod +x "$work/array.sh"
-# A sparse array: IDs 1, 3, 5, 7, COUNT 4. Coif shards by position; ID % 4 would run shards 1 and 3 twice.
-timeout 900 sbatch --wait --array=1,3,5,7 --cpus-per-task=1 --output="$work/task-%a.log" --chdir="$work" "$work/array.sh"
+# By default a sparse array: IDs 1, 3, 5, 7, COUNT 4. Coif shards by position; ID % 4 would run shards 1 and
+# 3 twice.
+timeout 900 sbatch --wait --array="${COIF_SLURM_ARRAY:-1,3,5,7}" --cpus-per-task=1 --output="$work/task-%a.log" --chdir="$work" "$work/array.sh"
 status=$?
 for log in "$work"/task-*.log; do echo "== $log"; cat "$log"; done
 exit $status

@@ -57,6 +57,21 @@ public enum VideoProbe {
     }
 }
 
+extension VideoProbe {
+    /// The video stream's packet count (ffprobe `-count_packets`: the stream is read, not decoded; one packet
+    /// is one frame for every codec Coif's clips use). For splitting a clip into segments when its container
+    /// states no frame count.
+    public static func countFrames(path: String) throws -> Int {
+        let run = try Subprocess.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                                                 "stream=nb_read_packets", "-of", "default=noprint_wrappers=1:nokey=1", "--", path])
+        guard run.status == 0, let text = String(data: run.stdout, encoding: .utf8),
+              let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CoifError.notAVideo(path: path, reason: run.firstErrorLine ?? "ffprobe could not count its frames")
+        }
+        return count
+    }
+}
+
 /// Decodes a clip frame by frame: ffmpeg writes upright RGB24 frames to a pipe, and each becomes a Frame with
 /// its index, its presentation time at the stream's frame rate, and a source label ("clip.mp4 frame 12").
 public final class VideoReader {

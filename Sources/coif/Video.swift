@@ -1,4 +1,5 @@
-// coif video IN --style NAME --color SPEC -o OUT.mp4 [--timing frames.csv] [--summary summary.json] [--frames A-B | --start S --duration D]
+// coif video IN --style NAME --color SPEC -o OUT.mp4 [--timing frames.csv] [--summary summary.json]
+//            [--frames A-B | --start S --duration D | --segment I/N|auto]
 // coif video-join SEGMENT.mp4… -o OUT.mp4 [--audio-from IN]
 import ArgumentParser
 import CoifCore
@@ -45,6 +46,9 @@ struct VideoCommand: ParsableCommand {
 
     @Option(help: "Render only frames A to B (0-based, inclusive), e.g. 250-499: one segment for a farm; no audio.")
     var frames: String?
+
+    @Option(help: "Render segment I of N (0-based) of the clip's frames, e.g. 3/8, or 'auto': the segment a Slurm job array or a Kubernetes Indexed Job gives this task (as `coif batch` shards). '{segment}' in -o becomes I, zero-padded.")
+    var segment: String?
 
     @Option(help: "Render from this time (seconds); with --duration, instead of --frames.")
     var start: Double?
@@ -127,8 +131,18 @@ struct VideoCommand: ParsableCommand {
             options.timingPath = timing
             options.summaryPath = summary
             options.frames = try frameRange()
+            if let segment {
+                guard options.frames == nil else {
+                    throw CoifError.invalidOption(name: "--segment", reason: "give one of --segment, --frames and --start/--duration")
+                }
+                let (frames, name) = try Self.segmentFrames(segment, input: input, output: output)
+                options.frames = frames
+                options.output = name(output)
+                options.timingPath = timing.map(name)
+                options.summaryPath = summary.map(name)
+            }
             let mode = try progressMode()
-            let written = [output] + [timing, summary].compactMap { $0 }
+            let written = [options.output] + [options.timingPath, options.summaryPath].compactMap { $0 }
             try OutputPaths.checkWritable(written, inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             let logger = global.makeLogger()
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
@@ -140,7 +154,7 @@ struct VideoCommand: ParsableCommand {
             }
             if mode == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
             let states = summary.states
-            print("wrote \(output) (\(summary.frames) frames: \(states["detected"] ?? 0) detected, \(states["tracked"] ?? 0) tracked, "
+            print("wrote \(options.output) (\(summary.frames) frames: \(states["detected"] ?? 0) detected, \(states["tracked"] ?? 0) tracked, "
                   + "\(states["held"] ?? 0) held, \(states["passed"] ?? 0) passed; \(summary.keyframes) keyframes; "
                   + String(format: "%.2f fps, %.1f s)", summary.framesPerSecond, (monotonicMs() - began) / 1000))
         }
@@ -162,6 +176,31 @@ struct VideoCommand: ParsableCommand {
         let a = Int((from * rate).rounded())
         let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
         return a...b
+    }
+
+    /// `--segment I/N|auto`: block I of N of the clip's frames (⌊I·M/N⌋ … ⌊(I+1)·M/N⌋ − 1 of M, as batch
+    /// shards its items), and the output path with `{segment}` replaced by I, zero-padded to N's digits, so
+    /// the parts sort in order for `coif video-join`.
+    static func segmentFrames(_ text: String, input: String, output: String) throws -> (ClosedRange<Int>, (String) -> String) {
+        let shard: BatchShard
+        if text == "auto" {
+            guard let given = try BatchShard.fromEnvironment(ProcessInfo.processInfo.environment) else {
+                throw CoifError.invalidOption(name: "--segment", reason: "'auto' needs a Slurm job array or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with COIF_SHARD_COUNT); none is set")
+            }
+            shard = given
+        } else {
+            do { shard = try BatchShard.parse(text) } catch {
+                throw CoifError.invalidOption(name: "--segment", reason: "must be I/N with 0 ≤ I < N (0-based) or 'auto', got \"\(text)\"")
+            }
+        }
+        let total = try VideoProbe.countFrames(path: input)
+        let block = shard.range(of: total)
+        guard !block.isEmpty else {
+            throw CoifError.invalidOption(name: "--segment", reason: "segment \(shard) of \(input)'s \(total) frames is empty: use fewer segments")
+        }
+        let digits = String(shard.count - 1).count
+        let index = String(format: "%0\(digits)d", shard.index)
+        return (block.lowerBound...(block.upperBound - 1), { $0.replacingOccurrences(of: "{segment}", with: index) })
     }
 
     /// `--frames A-B`: 0-based, inclusive.

@@ -378,3 +378,67 @@ final class VideoToolsTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/bad.svg"))
     }
 }
+
+final class VideoFarmTests: XCTestCase {
+    /// A real single-node Slurm (scripts/slurm-check.sh) runs a 3-task array of `coif video --segment auto`
+    /// (the example sbatch's command); the parts, joined, are the whole clip's frames once each and match a
+    /// whole render.
+    func testASlurmArrayRendersAClipsSegmentsThatJoinIntoTheWhole() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let clip = dir + "/clip.mp4"
+        let make = try Fixtures.runShell("ffmpeg -nostdin -v error -y -loop 1 -framerate 25 -i '\(photo)' -vf \"crop=384:384:'40+2*n':'10+n',format=yuv420p\" -frames:v 15 -c:v libx264 -crf 12 -threads 1 '\(clip)'")
+        XCTAssertEqual(make.status, 0, make.stderr)
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let task = "exec '\(Fixtures.coifBinary)' video '\(clip)' --segment auto --style pixie --crf 10 -o '\(out)/part-{segment}.mp4' --summary '\(out)/part-{segment}.json' --progress lines"
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/slurm-check.sh").path
+        let run = try Fixtures.runShell("COIF_SLURM_TASK=\"\(task.replacingOccurrences(of: "\"", with: "\\\""))\" COIF_SLURM_ARRAY=0-2 '\(script)' '\(Fixtures.coifBinary)' none '\(out)' '\(dir)/slurm' 2>&1")
+        if run.status == 77 {
+            let reason = run.stdout.split(separator: "\n").last(where: { $0.contains("skipping") }) ?? "Slurm cannot start here"
+            print("VideoFarmTests: \(reason)")
+            throw XCTSkip(String(reason))
+        }
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertEqual(Fixtures.listing(out), ["part-0.json", "part-0.mp4", "part-1.json", "part-1.mp4", "part-2.json", "part-2.mp4"])
+        let parts = (0..<3).map { out + "/part-\($0).mp4" }
+        let joined = dir + "/joined.mp4", whole = dir + "/whole.mp4"
+        XCTAssertEqual(try Fixtures.runCoif(["video-join"] + parts + ["-o", joined]).status, 0)
+        XCTAssertEqual(try Fixtures.runCoif(["video", clip, "--style", "pixie", "--crf", "10", "-o", whole, "--progress", "none"]).status, 0)
+        let a = try VideoReader(path: joined), b = try VideoReader(path: whole)
+        var count = 0
+        while let x = try a.next() {
+            let y = try XCTUnwrap(try b.next())
+            var squared = 0.0
+            for i in 0..<x.image.pixels.count { let d = Double(x.image.pixels[i]) - Double(y.image.pixels[i]); squared += d * d }
+            let psnr = 10 * log10(255 * 255 / max(squared / Double(x.image.pixels.count), 1e-9))
+            XCTAssertGreaterThan(psnr, 40, "frame \(count)")
+            count += 1
+        }
+        XCTAssertEqual(count, 15, "every frame once")
+        XCTAssertNil(try b.next())
+    }
+
+    func testSegmentsSplitTheFramesInBlocksAndRefuseNonsense() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        let clip = dir + "/clip.mp4"
+        XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -loop 1 -framerate 25 -i '\(photo)' -vf \"crop=256:256:130:40,format=yuv420p\" -frames:v 7 -c:v libx264 '\(clip)'").status, 0)
+        // 7 frames in 3 segments: 0–1, 2–3, 4–6 (⌊k·7/3⌋), from Kubernetes' index as from --segment.
+        for (k, expected) in [(0, 2), (1, 2), (2, 3)] {
+            let run = try Fixtures.runCoif(["video", clip, "--segment", "auto", "-o", dir + "/p{segment}.mp4", "--timing", dir + "/p{segment}.csv",
+                                            "--style", "pixie", "--progress", "none"],
+                                           environment: ["JOB_COMPLETION_INDEX": "\(k)", "COIF_SHARD_COUNT": "3"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let rows = try String(contentsOfFile: dir + "/p\(k).csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            XCTAssertEqual(rows.count, expected)
+            XCTAssertEqual(Int(rows.first!.split(separator: ",")[0]), [0, 2, 4][k])
+        }
+        for (arguments, needle) in [(["--segment", "3/3"], "I/N"), (["--segment", "auto"], "Slurm"), (["--segment", "0/9"], "empty"),
+                                    (["--segment", "0/2", "--frames", "0-1"], "one of")] {
+            let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/x.mp4"] + arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(needle), "\(arguments): \(run.stderr)")
+        }
+    }
+}
