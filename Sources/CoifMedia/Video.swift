@@ -170,6 +170,9 @@ public final class VideoWriter {
                       "-movflags", "+faststart", "-f", "mp4", temporary]
         let pipe = Pipe()
         input = pipe.fileHandleForWriting
+        // A write into the pipe of an ffmpeg that died (a full disk, a file size limit) must fail as an error
+        // the caller reports, not kill the process with SIGPIPE and leave its temporary behind.
+        signal(SIGPIPE, SIG_IGN)
         ffmpeg = try FFmpegProcess(arguments, standardInput: pipe, standardOutput: FileHandle.nullDevice)
     }
 

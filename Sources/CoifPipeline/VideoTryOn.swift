@@ -256,7 +256,10 @@ public final class VideoTryOn: @unchecked Sendable {
                 guard rendered.put(RenderedFrame(image: image, record: record)) else { break }
             }
         } catch { failure = error }
-        if failure != nil { analysed.cancel(); decoded.cancel() }
+        // The stages before stop too, whichever way this loop ended (a failure here, or the encoder's, which
+        // refuses further frames): one blocked putting into a full queue would otherwise never be joined.
+        analysed.cancel()
+        decoded.cancel()
         rendered.close(throwing: failure)
         _ = try? decodeWork.wait()
         _ = try? analyseWork.wait()

@@ -178,6 +178,15 @@ final class VideoTryOnTests: XCTestCase {
                 XCTAssertFalse(FileManager.default.fileExists(atPath: out), "a killed run leaves no output")
             }
         }
+        // An encoder that dies mid-clip (here the file size limit stops ffmpeg's output at 20 KiB) is one line,
+        // exit 30, and no output or temporary.
+        let limited = dir + "/limited"
+        try FileManager.default.createDirectory(atPath: limited, withIntermediateDirectories: true)
+        let full = try Fixtures.runShell("ulimit -f 20; exec '\(Fixtures.coifBinary)' video '\(clip)' -o '\(limited)/out.mp4' --progress none")
+        XCTAssertEqual(full.status, 30, full.stderr)
+        XCTAssertEqual(full.stderr.split(separator: "\n").count, 1, full.stderr)
+        XCTAssertEqual(Fixtures.listing(limited), [])
+        try FileManager.default.removeItem(atPath: limited)
         // The next run into the folder clears the killed run's temporary and writes a whole clip.
         let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/done.mp4", "--frames", "0-2", "--progress", "none"])
         XCTAssertEqual(run.status, 0, run.stderr)
