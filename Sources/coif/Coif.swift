@@ -9,7 +9,7 @@ import Logging
 struct Coif: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Headless GPU hair try-on: a portrait photo + a hairstyle + a colour → a composite PNG.",
-        discussion: "Exit codes: 0 ok, 1 images differ or a golden case fails (diff, golden), 3 some batch items failed (batch), 10 input missing, 11 not an image (or a video Coif reads), 12 damaged image, 13 no face, 14 image sizes differ, 15 image too large, 20 unknown style, 21 malformed colour, 22 invalid option, 23 batch job refused, 30 output not writable, 40 no GPU context, 41 shader error, 50 asset error, 64 usage, 70 internal error.",
+        discussion: "Exit codes: 0 ok, 1 images differ or a golden case fails (diff, golden), 3 some batch items failed (batch), 10 input missing, 11 not an image (or not a video ffmpeg reads), 12 damaged image or clip, 13 no face, 14 image sizes differ, 15 image too large, 20 unknown style, 21 malformed colour, 22 invalid option, 23 batch job refused, 30 output not writable, 40 no GPU context, 41 shader error, 50 asset error, 64 usage, 70 internal error, 130/143 stopped by SIGINT/SIGTERM (video).",
         version: coifVersion,
         subcommands: [Render.self, VideoCommand.self, VideoJoin.self, TimingChartCommand.self, Batch.self, BatchReportCommand.self, Styles.self, Landmarks.self, Bench.self, GroomCommand.self, Diff.self, GoldenCommand.self, Eval.self, Preview.self, Sheet.self, Recommend.self, Recolor.self]
     )

@@ -291,7 +291,7 @@ struct VideoCommand: ParsableCommand {
 struct VideoJoin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "video-join",
-        abstract: "Join the segments of one clip (`coif video --frames`) into one MP4 without re-encoding.",
+        abstract: "Join the segments of one clip (`coif video --frames` or `--segment`) into one MP4 without re-encoding.",
         discussion: "Segments are joined in the order given (ffmpeg's concat demuxer, streams copied); --audio-from adds the original clip's audio."
     )
 
