@@ -3,8 +3,13 @@
 // builds it with (H.264/MP4, MPEG-4/AVI, VP9/WebM), applies rotation metadata, copies the audio untouched and
 // muxes the MP4, with no C API surface to keep in step with libav's versions; a frame costs one copy through
 // a pipe (2.7 MB at 1280×720), small beside its analysis and render. The groundwork of `coif video` (#31).
+import CVision
 import CoifCore
 import Foundation
+
+/// A path as ffmpeg and ffprobe must be given it: with the `file:` protocol, so a name with a colon in it
+/// (`take:1.mp4`) is not read as a protocol.
+func ffmpegPath(_ path: String) -> String { "file:" + path }
 
 /// What ffprobe says of a clip's first video stream, as it will be decoded (rotation applied).
 public struct VideoInfo: Sendable, Equatable {
@@ -18,12 +23,19 @@ public struct VideoInfo: Sendable, Equatable {
     public var hasAudio: Bool
     /// Degrees the player turns the picture (the display matrix), 0 when none.
     public var rotationDegrees: Int
+    /// The video codec and pixel format as ffprobe names them (h264, yuv420p): segments joined without
+    /// re-encoding must agree on them.
+    public var codec: String = ""
+    public var pixelFormat: String = ""
+    /// The first audio stream's codec, "" when none.
+    public var audioCodec: String = ""
 
     public var framesPerSecond: Double { Double(frameRate.numerator) / Double(max(frameRate.denominator, 1)) }
 
     public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
         a.width == b.width && a.height == b.height && a.frameRate == b.frameRate && a.frameCount == b.frameCount
-            && a.hasAudio == b.hasAudio && a.rotationDegrees == b.rotationDegrees
+            && a.hasAudio == b.hasAudio && a.rotationDegrees == b.rotationDegrees && a.codec == b.codec
+            && a.pixelFormat == b.pixelFormat && a.audioCodec == b.audioCodec
     }
 }
 
@@ -36,8 +48,8 @@ public enum VideoProbe {
             throw CoifError.inputMissing(path: path)
         }
         let run = try Subprocess.run("ffprobe", ["-v", "error", "-show_entries",
-                                                 "stream=codec_type,width,height,r_frame_rate,nb_frames:stream_side_data=rotation",
-                                                 "-of", "json", "--", path])
+                                                 "stream=codec_type,codec_name,pix_fmt,width,height,r_frame_rate,nb_frames:stream_side_data=rotation",
+                                                 "-of", "json", ffmpegPath(path)])
         guard run.status == 0, let json = try? JSONSerialization.jsonObject(with: run.stdout) as? [String: Any],
               let streams = json["streams"] as? [[String: Any]] else {
             throw CoifError.notAVideo(path: path, reason: run.firstErrorLine ?? "ffprobe could not read it")
@@ -51,19 +63,29 @@ public enum VideoProbe {
         let sideData = (video["side_data_list"] as? [[String: Any]]) ?? []
         let rotation = sideData.compactMap { $0["rotation"] as? Int }.first ?? 0
         let quarterTurned = abs(rotation) % 180 == 90
-        return VideoInfo(width: quarterTurned ? height : width, height: quarterTurned ? width : height,
-                         frameRate: (rate[0], rate[1]), frameCount: (video["nb_frames"] as? String).flatMap(Int.init),
-                         hasAudio: streams.contains { $0["codec_type"] as? String == "audio" }, rotationDegrees: rotation)
+        // The still's limit (200 megapixels): a clip that declares more is refused before a frame buffer is made.
+        guard width * height <= Int(CV_MAX_IMAGE_PIXELS) else {
+            throw CoifError.imageTooLarge(path: path, reason: "\(width)×\(height) frames, over \(Int(CV_MAX_IMAGE_PIXELS) / 1_000_000) megapixels")
+        }
+        let audio = streams.first { $0["codec_type"] as? String == "audio" }
+        var info = VideoInfo(width: quarterTurned ? height : width, height: quarterTurned ? width : height,
+                             frameRate: (rate[0], rate[1]), frameCount: (video["nb_frames"] as? String).flatMap(Int.init),
+                             hasAudio: audio != nil, rotationDegrees: rotation)
+        info.codec = video["codec_name"] as? String ?? ""
+        info.pixelFormat = video["pix_fmt"] as? String ?? ""
+        info.audioCodec = audio?["codec_name"] as? String ?? ""
+        return info
     }
 }
 
 extension VideoProbe {
-    /// The video stream's packet count (ffprobe `-count_packets`: the stream is read, not decoded; one packet
-    /// is one frame for every codec Coif's clips use). For splitting a clip into segments when its container
-    /// states no frame count.
+    /// The frames the clip decodes to (ffprobe `-count_frames`, which decodes the stream): what `VideoReader`
+    /// gives, for splitting a clip into segments. Not the container's count or the packets: an MP4 cut
+    /// with an edit list holds more packets than it shows frames (12 packets, 7 frames in the review's case),
+    /// and a segment past the shown frames would be empty.
     public static func countFrames(path: String) throws -> Int {
-        let run = try Subprocess.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
-                                                 "stream=nb_read_packets", "-of", "default=noprint_wrappers=1:nokey=1", "--", path])
+        let run = try Subprocess.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                                                 "stream=nb_read_frames", "-of", "default=noprint_wrappers=1:nokey=1", ffmpegPath(path)])
         guard run.status == 0, let text = String(data: run.stdout, encoding: .utf8),
               let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw CoifError.notAVideo(path: path, reason: run.firstErrorLine ?? "ffprobe could not count its frames")
@@ -90,7 +112,7 @@ public final class VideoReader {
         buffer = [UInt8](repeating: 0, count: info.width * info.height * 3)
         // Rotation is applied by default (autorotate); each decoded frame once (passthrough: no frame
         // duplicated or dropped to hold a constant rate).
-        ffmpeg = try FFmpegProcess(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        ffmpeg = try FFmpegProcess(["-i", ffmpegPath(path), "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                                    standardInput: FileHandle.nullDevice, standardOutput: pipe)
     }
 
@@ -152,6 +174,7 @@ public final class VideoWriter {
             throw CoifError.invalidOption(name: path, reason: "a video needs at least 2×2 pixels, got \(width)×\(height)")
         }
         guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+        try VideoWriter.checkRegularOutput(path)
         try AtomicFile.checkWritable(path)
         self.path = path
         self.width = width
@@ -160,14 +183,16 @@ public final class VideoWriter {
         temporary = AtomicFile.temporaryPath(for: path)
         var arguments = ["-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",
                          "-framerate", "\(frameRate.numerator)/\(frameRate.denominator)", "-i", "-"]
-        if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"] }
+        if let audioFrom {
+            arguments += ["-i", ffmpegPath(audioFrom), "-map", "0:v:0", "-map", "1:a?"] + Self.audioArguments(from: audioFrom)
+        }
         // A fixed thread count: x264's output depends on it, and the same clip must give the same bytes on
         // any number of cores.
         // yuv420p halves the chroma both ways, so H.264 there needs an even width and height: an odd one loses
         // its last column or row.
         if width % 2 != 0 || height % 2 != 0 { arguments += ["-vf", "crop=\(width / 2 * 2):\(height / 2 * 2):0:0"] }
         arguments += ["-c:v", "libx264", "-preset", "medium", "-crf", "\(crf)", "-pix_fmt", "yuv420p", "-threads", "4",
-                      "-movflags", "+faststart", "-f", "mp4", temporary]
+                      "-movflags", "+faststart", "-f", "mp4", ffmpegPath(temporary)]
         let pipe = Pipe()
         input = pipe.fileHandleForWriting
         // A write into the pipe of an ffmpeg that died (a full disk, a file size limit) must fail as an error
@@ -177,6 +202,22 @@ public final class VideoWriter {
     }
 
     deinit { if !done { cancel() } }
+
+    /// A video output is a regular file renamed into place: a device or FIFO at the path (as root, /dev/null)
+    /// would be replaced, so it is refused.
+    public static func checkRegularOutput(_ path: String) throws {
+        if AtomicFile.isSpecialFile(path) {
+            throw CoifError.invalidOption(name: path, reason: "a video is written to a regular file; this is a device, FIFO or socket")
+        }
+    }
+
+    /// The input's audio copied as it is where MP4 holds its codec, else encoded to AAC (PCM in an AVI, say,
+    /// which MP4 cannot carry).
+    static func audioArguments(from clip: String) -> [String] {
+        let codec = (try? VideoProbe.probe(path: clip).audioCodec) ?? ""
+        let mp4Holds: Set<String> = ["aac", "mp3", "ac3", "eac3", "alac", "opus", "flac", "mp2"]
+        return codec.isEmpty || mp4Holds.contains(codec) ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "192k"]
+    }
 
     /// Appends one frame (RGB or RGBA, the writer's size).
     public func append(_ image: PixelImage) throws {
@@ -190,8 +231,12 @@ public final class VideoWriter {
             rgb = packed
         }
         do { try input.write(contentsOf: rgb) } catch {
+            // ffmpeg's own reason, read before `cancel` removes its log.
+            try? input.close()
+            ffmpeg.process.waitUntilExit()
+            let reason = ffmpeg.firstError ?? "ffmpeg stopped reading"
             cancel()
-            throw CoifError.outputNotWritable(path: path, reason: ffmpeg.firstError ?? "ffmpeg stopped reading")
+            throw CoifError.outputNotWritable(path: path, reason: reason)
         }
         framesWritten += 1
     }
@@ -305,24 +350,32 @@ public enum VideoJoiner {
         let infos = try segments.map { try VideoProbe.probe(path: $0) }
         for (path, info) in zip(segments, infos).dropFirst() {
             let first = infos[0]
+            guard info.codec == first.codec, info.pixelFormat == first.pixelFormat else {
+                throw CoifError.invalidOption(name: path, reason: "\(info.codec) \(info.pixelFormat) differs from \(segments[0])'s \(first.codec) \(first.pixelFormat): segments join without re-encoding only when they are encoded alike")
+            }
             guard info.width == first.width, info.height == first.height, info.frameRate == first.frameRate else {
                 throw CoifError.invalidOption(name: path, reason: "\(info.width)×\(info.height) at \(info.frameRate.numerator)/\(info.frameRate.denominator) fps "
                                               + "differs from \(segments[0])'s \(first.width)×\(first.height) at \(first.frameRate.numerator)/\(first.frameRate.denominator)")
             }
         }
+        try VideoWriter.checkRegularOutput(output)
         try AtomicFile.checkWritable(output)
-        let list = AtomicFile.temporaryPath(for: output) + ".txt"
+        // Named as a temporary of its own, so a killed join's list is cleared as its MP4's temporary is.
+        let list = AtomicFile.temporaryPath(for: output + ".list")
         defer { unlink(list) }
         // The concat demuxer's list: one `file` line per segment, absolute, single quotes escaped as '\''.
         let lines = segments.map { path -> String in
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            return "file '" + absolute.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            return "file '" + ffmpegPath(absolute).replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: false, encoding: .utf8)
         let temporary = AtomicFile.temporaryPath(for: output)
-        var arguments = ["-y", "-f", "concat", "-safe", "0", "-i", list]
-        if let audioFrom { arguments += ["-i", audioFrom, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy", "-shortest"] }
-        arguments += ["-c:v", "copy", "-movflags", "+faststart", "-f", "mp4", temporary]
+        var arguments = ["-y", "-f", "concat", "-safe", "0", "-i", ffmpegPath(list)]
+        // No -shortest: the video keeps every frame even where the audio ends first (as a whole render does).
+        if let audioFrom {
+            arguments += ["-i", ffmpegPath(audioFrom), "-map", "0:v:0", "-map", "1:a?"] + VideoWriter.audioArguments(from: audioFrom)
+        }
+        arguments += ["-c:v", "copy", "-movflags", "+faststart", "-f", "mp4", ffmpegPath(temporary)]
         let ffmpeg = try FFmpegProcess(arguments, standardInput: FileHandle.nullDevice, standardOutput: FileHandle.nullDevice)
         ffmpeg.process.waitUntilExit()
         defer { ffmpeg.removeLog() }

@@ -39,8 +39,14 @@ public struct TimingChart: Sendable {
             guard cells.count == header.count, let frame = Int(cells[frameColumn]) else {
                 throw CoifError.invalidOption(name: path, reason: "line \(n + 2) has \(cells.count) cells, the header \(header.count)")
             }
-            return Row(frame: frame, state: cells[stateColumn], keyframe: keyColumn.map { cells[$0] == "1" } ?? false,
-                       stageMs: stageColumns.map { (String($0.element.dropLast(3)), Double(cells[$0.offset]) ?? 0) })
+            let stageMs = try stageColumns.map { column -> (String, Double) in
+                let cell = cells[column.offset]
+                guard cell.isEmpty || Double(cell).map({ $0.isFinite && $0 >= 0 && $0 < 1e9 }) == true else {
+                    throw CoifError.invalidOption(name: path, reason: "line \(n + 2): \(column.element) is \"\(cell)\", not a time in ms")
+                }
+                return (String(column.element.dropLast(3)), Double(cell) ?? 0)
+            }
+            return Row(frame: frame, state: cells[stateColumn], keyframe: keyColumn.map { cells[$0] == "1" } ?? false, stageMs: stageMs)
         }
         guard !rows.isEmpty else { throw CoifError.invalidOption(name: path, reason: "no frames") }
     }

@@ -130,6 +130,7 @@ public final class VideoTryOn: @unchecked Sendable {
             throw CoifError.invalidOption(name: "--face", reason: "a clip follows one face: 'largest' or an index, not 'all'")
         }
         guard options.keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be at least 1") }
+        guard (0...3600).contains(options.warmUpSeconds) else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
         try LevelOfDetail.checkStrands(job.strands)
         let reader = try VideoReader(path: options.input)
         let info = reader.info
@@ -151,7 +152,8 @@ public final class VideoTryOn: @unchecked Sendable {
         for path in [options.timingPath, options.summaryPath].compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
         let writer = try VideoWriter(path: options.output, width: info.width, height: info.height, frameRate: info.frameRate,
                                      audioFrom: options.frames == nil && info.hasAudio ? options.input : nil, crf: options.crf)
-        cancel.set { writer.cancel() }
+        // A signal ends both ffmpeg processes (the reader's log removed with it) and the writer's temporary.
+        cancel.set { writer.cancel(); reader.close() }
         defer { cancel.set(nil) }
         engine.holdsRenderTarget = true
         let parser = job.removesOwnHair ? try engine.faceParser() : nil
@@ -268,7 +270,7 @@ public final class VideoTryOn: @unchecked Sendable {
             records = try encodeWork.wait()
             if let failure { throw failure }
             guard !records.isEmpty else {
-                throw CoifError.invalidOption(name: "--frames", reason: "no frame of \(options.input) is in \(range.lowerBound)-\(range.upperBound)")
+                throw CoifError.invalidOption(name: options.input, reason: "no frame decodes in frames \(range.lowerBound)-\(range.upperBound)")
             }
             try writer.finish()
         } catch {

@@ -51,7 +51,10 @@ public final class FaceTrack {
     }
 
     /// Forgets the face (a new shot).
-    public func reset() { last = nil }
+    public func reset() {
+        last = nil
+        lostBox = nil
+    }
 
     /// The face of `frame` (nil when `passed`) and how it was found. `frame.index` and `frame.timestamp`
     /// drive the schedule and the hold.
@@ -82,7 +85,7 @@ public final class FaceTrack {
                 }
             }
         }
-        if due || tracked == nil, let found = detect(frame, near: tracked ?? last?.face, timing: &timing) {
+        if due || tracked == nil, let found = try detect(frame, near: tracked ?? last?.face, timing: &timing) {
             last = (found, time, BoxOnPoints(box: found.chosen.box, points: found.chosen.landmarks))
             return (.detected, found)
         }
@@ -93,17 +96,32 @@ public final class FaceTrack {
         if let previous = last, time - previous.time <= parameters.holdSeconds {
             return (.held, previous.face)
         }
+        if let previous = last { lostBox = previous.face.chosen.box }
         last = nil
         return (.passed, nil)
     }
 
+    /// Where the face was when its track was lost: after a gap, the face found there again is the one
+    /// followed, not whichever face `choice` names in that frame (another person, with `--face 1`).
+    private var lostBox: FaceBox?
+
     /// The detector's face: the one `choice` names on a first detection; with a face already followed, the
     /// detection that overlaps it most (none overlapping: the track is kept, not jumped to another person).
-    private func detect(_ frame: Frame, near followed: FaceAnalysis?, timing: inout FrameTiming) -> FaceAnalysis? {
+    /// `faceIndexOutOfRange` when the first frame with faces has fewer than `choice` asks for (as a still).
+    private func detect(_ frame: Frame, near followed: FaceAnalysis?, timing: inout FrameTiming) throws -> FaceAnalysis? {
         guard let followed else {
+            if let lostBox, let all = try? analyzer.analyseAll(frame, timing: &timing),
+               let again = all.max(by: { FaceAnalyzer.overlap($0.chosen.box, lostBox) < FaceAnalyzer.overlap($1.chosen.box, lostBox) }),
+               FaceAnalyzer.overlap(again.chosen.box, lostBox) > 0.3 {
+                return again
+            }
             switch choice {
             case .index(let i):
-                guard let all = try? analyzer.analyseAll(frame, timing: &timing), i >= 0, i < all.count else { return nil }
+                guard let all = try? analyzer.analyseAll(frame, timing: &timing), !all.isEmpty else { return nil }
+                guard i >= 0, i < all.count else {
+                    if lostBox == nil { throw CoifError.faceIndexOutOfRange(path: frame.source, index: i, found: all.count) }
+                    return nil
+                }
                 return all[i]
             case .largest, .all:
                 return try? analyzer.analyse(frame, face: .largest, timing: &timing)

@@ -347,6 +347,8 @@ struct EvalJitter: ParsableCommand {
         try runReportingErrors {
             let path = output ?? FileManager.default.temporaryDirectory.appendingPathComponent("coif-jitter-\(getpid()).mp4").path
             defer { if output == nil { unlink(path) } }
+            try OutputPaths.checkWritable([path] + [timing, summary].compactMap { $0 },
+                                          inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var options = VideoTryOnOptions(input: input, output: path, style: style, color: color)
             options.smoothing = try VideoCommand.smoothing(smoothing)
             options.timingPath = timing

@@ -75,12 +75,17 @@ struct Preview: ParsableCommand {
     /// `--turntable N`: N views into an MP4 (whole or absent) or a folder of PNGs (each written whole).
     func writeTurntable(_ count: Int, start: Double) throws {
         guard (1...3600).contains(count) else { throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(count)") }
-        guard size % 2 == 0 else { throw CoifError.invalidOption(name: "--size", reason: "a turntable needs an even size (H.264), got \(size)") }
         let toVideo = output.lowercased().hasSuffix(".mp4")
         if toVideo {
             try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
         } else {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw CoifError.outputNotWritable(path: output, reason: "not a directory (a turntable's PNGs go into a folder; end -o in .mp4 for a video)")
+            }
+            do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
+                throw CoifError.outputNotWritable(path: output, reason: "cannot make the folder")
+            }
             try AtomicFile.checkDirectory(output)
         }
         let engine = try PreviewEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)

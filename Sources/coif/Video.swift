@@ -117,10 +117,10 @@ struct VideoCommand: ParsableCommand {
                 keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair))
             options.smoothing = try Self.smoothing(smoothing)
             guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
-            guard hold >= 0, hold.isFinite else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0 or more seconds") }
+            guard hold >= 0, hold <= 3600 else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0–3600 seconds") }
             guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
             guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
-            guard warmUp >= 0, warmUp.isFinite else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0 or more seconds") }
+            guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
             guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
             guard (0.05...4).contains(detail) else { throw CoifError.invalidOption(name: "--detail", reason: "must be 0.05–4, got \(detail)") }
             options.tracking = FaceTrack.Parameters(redetectEvery: redetectEvery, holdSeconds: hold)
@@ -170,9 +170,11 @@ struct VideoCommand: ParsableCommand {
         }
         guard start != nil || duration != nil else { return nil }
         let from = start ?? 0
-        guard from >= 0, from.isFinite else { throw CoifError.invalidOption(name: "--start", reason: "must be 0 or more seconds") }
-        if let duration { guard duration > 0, duration.isFinite else { throw CoifError.invalidOption(name: "--duration", reason: "must be over 0 seconds") } }
-        let rate = try VideoProbe.probe(path: input).framesPerSecond
+        // Ten days of frames at most either way: past that a time is no clip's, and frames must stay an Int.
+        let longest = 864_000.0
+        guard from >= 0, from <= longest else { throw CoifError.invalidOption(name: "--start", reason: "must be 0–864000 seconds") }
+        if let duration { guard duration > 0, duration <= longest else { throw CoifError.invalidOption(name: "--duration", reason: "must be over 0 and at most 864000 seconds") } }
+        let rate = min(try VideoProbe.probe(path: input).framesPerSecond, 1000)
         let a = Int((from * rate).rounded())
         let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
         return a...b

@@ -223,6 +223,53 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "300,298,3")
     }
 
+    /// What a review of the first version found, each reproduced there and fixed: a device as output replaced,
+    /// eval jitter writing over its input, huge numbers crashing, a join with audio dropping frames and one of
+    /// mixed codecs accepted, a colon in a path read as a protocol, PCM audio failing the encode, `--face 1`
+    /// on a one-face clip passing every frame through silently.
+    func testWhatTheReviewFoundStaysFixed() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 4, in: dir)
+        let fast = ["--keep-own-hair", "--progress", "none"]
+        // A FIFO (a device needs root to make) at the output: refused, left as it is.
+        XCTAssertEqual(mkfifo(dir + "/fifo.mp4", 0o644), 0)
+        var run = try Fixtures.runCoif(["video", clip, "-o", dir + "/fifo.mp4"] + fast)
+        XCTAssertEqual(run.status, 22, run.stderr)
+        XCTAssertTrue(AtomicFile.isSpecialFile(dir + "/fifo.mp4"))
+        run = try Fixtures.runCoif(["eval", "jitter", clip, "-o", clip])
+        XCTAssertEqual(run.status, 22, run.stderr)
+        for arguments in [["--start", "0", "--duration", "1e19"], ["--start", "1e300", "--duration", "1"], ["--frames", "0-1", "--warm-up", "1e300"]] {
+            run = try Fixtures.runCoif(["video", clip, "-o", dir + "/x.mp4"] + arguments + fast)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+        }
+        run = try Fixtures.runCoif(["video", clip, "--face", "1", "-o", dir + "/x.mp4"] + fast)
+        XCTAssertEqual(run.status, 13, run.stderr)
+        XCTAssertTrue(run.stderr.contains("face index 1"), run.stderr)
+        // A colon in the input's and the output's names; PCM audio in an AVI (MP4 cannot hold it) becomes AAC.
+        let colon = dir + "/take:1.avi"
+        let make = try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(clip)' -f lavfi -i 'sine=frequency=440:duration=0.16' -c:v mpeg4 -c:a pcm_s16le -shortest 'file:\(colon)'")
+        XCTAssertEqual(make.status, 0, make.stderr)
+        run = try Fixtures.runCoif(["video", colon, "-o", dir + "/out:1.mp4"] + fast)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let streams = try Fixtures.runShell("ffprobe -v error -show_entries stream=codec_name -of csv=p=0 'file:\(dir)/out:1.mp4'")
+        XCTAssertEqual(streams.stdout.split(separator: "\n").map { String($0) }, ["h264", "aac"])
+        // Audio shorter than the video: the joined clip keeps every frame.
+        let short = dir + "/short-audio.mp4"
+        XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(clip)' -f lavfi -i 'sine=duration=0.06' -c:v copy -c:a aac '\(short)'").status, 0)
+        for (name, frames) in [("p0", "0-1"), ("p1", "2-3")] {
+            run = try Fixtures.runCoif(["video", short, "--frames", frames, "-o", dir + "/\(name).mp4"] + fast)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        run = try Fixtures.runCoif(["video-join", dir + "/p0.mp4", dir + "/p1.mp4", "-o", dir + "/j.mp4", "--audio-from", short])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let counted = try Fixtures.runShell("ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 '\(dir)/j.mp4'")
+        XCTAssertEqual(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "4")
+        XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(dir)/p1.mp4' -c:v mpeg4 '\(dir)/p1-mpeg4.mp4'").status, 0)
+        run = try Fixtures.runCoif(["video-join", dir + "/p0.mp4", dir + "/p1-mpeg4.mp4", "-o", dir + "/j2.mp4"])
+        XCTAssertEqual(run.status, 22, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/j2.mp4"))
+    }
+
     // MARK: - Pieces
 
     func testASimilarityCarriesAParseByTheHeadsMotion() {
@@ -380,6 +427,8 @@ final class VideoToolsTests: XCTestCase {
         let image = try PNGFile.read(path: dir + "/t.png", channels: 3)
         XCTAssertEqual(image.width, 600)
         XCTAssertGreaterThan(Set(stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] }).count, 4, "bars and text drawn")
+        try "frame,state,render_ms\n0,tracked,-5\n".write(toFile: dir + "/negative.csv", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Fixtures.runCoif(["timing-chart", dir + "/negative.csv", "-o", dir + "/n.png"]).status, 22, "a negative time is refused")
         try "a,b\n1,2\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
         let bad = try Fixtures.runCoif(["timing-chart", dir + "/bad.csv", "-o", dir + "/bad.svg"])
         XCTAssertEqual(bad.status, 22)
