@@ -148,6 +148,14 @@ public final class VideoReader {
         try? output.close()
         ffmpeg.stop()
     }
+
+    /// For a signal handler, from any thread while another reads: ffmpeg killed and its log removed, the pipe
+    /// left open (closing a FileHandle another thread is reading from is a fatal error), so the reader sees
+    /// the end of the clip.
+    public func abandon() {
+        ffmpeg.kill()
+        ffmpeg.removeLog()
+    }
 }
 
 /// Encodes RGB frames to H.264 MP4 (yuv420p, a stated CRF) through ffmpeg, copying an input's audio
@@ -251,6 +259,15 @@ public final class VideoWriter {
         try FFmpegProcess.putInPlace(temporary, at: path, failure: framesWritten == 0 ? "no frames" : ffmpeg.failure)
     }
 
+    /// For a signal handler, from any thread while another appends: ffmpeg killed and the temporary removed,
+    /// the pipe left open (closing a FileHandle another thread is writing to is a fatal error); `path` is
+    /// untouched. The process is expected to exit next.
+    public func abandon() {
+        ffmpeg.kill()
+        unlink(temporary)
+        ffmpeg.removeLog()
+    }
+
     /// Abandons the clip: ffmpeg is stopped and its temporary removed; `path` is untouched.
     public func cancel() {
         done = true
@@ -287,10 +304,15 @@ struct FFmpegProcess {
         process.terminationStatus == 0 ? nil : firstError ?? "ffmpeg exit \(process.terminationStatus)"
     }
 
+    /// SIGKILL, without waiting.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Kills it (a caller stopping early: SIGTERM alone can leave it retrying a blocked write), waits, and
     /// removes the log.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         removeLog()
     }

@@ -152,8 +152,11 @@ public final class VideoTryOn: @unchecked Sendable {
         for path in [options.timingPath, options.summaryPath].compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
         let writer = try VideoWriter(path: options.output, width: info.width, height: info.height, frameRate: info.frameRate,
                                      audioFrom: options.frames == nil && info.hasAudio ? options.input : nil, crf: options.crf)
-        // A signal ends both ffmpeg processes (the reader's log removed with it) and the writer's temporary.
-        cancel.set { writer.cancel(); reader.close() }
+        // A signal ends both ffmpeg processes (the reader's log removed with it) and the writer's temporary, from
+        // the signal's thread while the pipeline's threads still read and write: nothing they use is closed
+        // under them (a FileHandle closed during another thread's read or write is a fatal error: exit by
+        // SIGILL instead of 130, once in a fresh clone's test run).
+        cancel.set { writer.abandon(); reader.abandon() }
         defer { cancel.set(nil) }
         engine.holdsRenderTarget = true
         let parser = job.removesOwnHair ? try engine.faceParser() : nil

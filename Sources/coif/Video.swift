@@ -282,7 +282,8 @@ struct VideoCommand: ParsableCommand {
             source.setEventHandler {
                 cancel.cancel()
                 printErrorLine("coif video: stopped by signal \(number); no output written")
-                Glibc.exit(128 + number)
+                // _exit: no atexit handlers or static destructors (OpenCV's, protobuf's) run under the threads still going.
+                _exit(128 + number)
             }
             source.resume()
             return source
