@@ -284,6 +284,7 @@ struct FFmpegProcess {
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
 
     init(_ arguments: [String], standardInput: Any, standardOutput: Any) throws {
+        _ = Self.staleLogsCleared
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         // -nostdin: ffmpeg must not read the terminal.
         process.arguments = ["-nostdin", "-v", "error"] + arguments
@@ -303,6 +304,18 @@ struct FFmpegProcess {
     var failure: String? {
         process.terminationStatus == 0 ? nil : firstError ?? "ffmpeg exit \(process.terminationStatus)"
     }
+
+    /// The logs of Coif processes that are gone (a SIGKILLed clip cannot remove its own), removed once per
+    /// process: `coif-ffmpeg-PID-*.log` in the temporary folder whose PID no longer runs.
+    static let staleLogsCleared: Bool = {
+        let folder = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix("coif-ffmpeg-") && name.hasSuffix(".log") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, let pid = pid_t(parts[2]), pid > 0, pid != getpid() else { continue }
+            if Glibc.kill(pid, 0) != 0 && errno == ESRCH { unlink(folder.appendingPathComponent(name).path) }
+        }
+        return true
+    }()
 
     /// SIGKILL, without waiting.
     func kill() {

@@ -162,6 +162,7 @@ final class VideoTryOnTests: XCTestCase {
     func testAStoppedRunLeavesNoOutput() throws {
         let dir = try Fixtures.temporaryDirectory()
         let clip = try makeClip("long.mp4", filter: "crop=384:384:'40+n':16", frames: 60, in: dir)
+        var killed: pid_t = 0
         for signal in ["INT", "KILL"] {
             let out = dir + "/out-\(signal).mp4"
             let process = try Fixtures.startShell("exec '\(Fixtures.coifBinary)' video '\(clip)' -o '\(out)' --progress none 2>/dev/null")
@@ -171,6 +172,7 @@ final class VideoTryOnTests: XCTestCase {
             usleep(300_000)
             kill(process.processIdentifier, signal == "INT" ? SIGINT : SIGKILL)
             process.waitUntilExit()
+            if signal == "KILL" { killed = process.processIdentifier }
             if signal == "INT" {
                 XCTAssertEqual(process.terminationStatus, 130, "Ctrl-C is exit 130")
                 XCTAssertEqual(Fixtures.listing(dir), ["long.mp4"], "Ctrl-C leaves neither output nor temporary")
@@ -187,10 +189,13 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(full.stderr.split(separator: "\n").count, 1, full.stderr)
         XCTAssertEqual(Fixtures.listing(limited), [])
         try FileManager.default.removeItem(atPath: limited)
-        // The next run into the folder clears the killed run's temporary and writes a whole clip.
+        // The next run into the folder clears the killed run's temporary and writes a whole clip; the next clip
+        // anywhere clears the killed run's ffmpeg logs.
         let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/done.mp4", "--frames", "0-2", "--progress", "none"])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(Fixtures.listing(dir), ["done.mp4", "long.mp4"])
+        XCTAssertEqual(Fixtures.listing(FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("coif-ffmpeg-\(killed)-") }, [],
+                       "the killed run's ffmpeg logs are gone")
     }
 
     func testBadInputIsOneLineAndADocumentedCode() throws {
