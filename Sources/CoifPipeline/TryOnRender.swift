@@ -229,9 +229,7 @@ extension TryOnEngine {
     /// scene: the style's strands at the level of detail of this face (or the job's pinned one) and its
     /// under-layer, on the GPU.
     func scene(for analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> HairScene {
-        let lod = try job.levelOfDetail ?? LevelOfDetail.choose(
-            faceWidthPx: analysis.faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
-            resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+        let lod = try levelOfDetail(faceWidthPx: analysis.faceWidthPx, style: style, job: job)
         let slide = try hairlineFit(analysis, style: style)
         if let slide {
             logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
@@ -241,6 +239,12 @@ extension TryOnEngine {
         let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
         return HairScene(style: style, slide: slide, levelOfDetail: lod, strands: strands,
                          shell: try shellGeometry(style: style, slide: slide), widths: widths)
+    }
+
+    /// The job's pinned level of detail, else the one a face `faceWidthPx` wide deserves for `style`.
+    func levelOfDetail(faceWidthPx: Double, style: Style, job: TryOnJob) throws -> LevelOfDetail {
+        try job.levelOfDetail ?? LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
+                                                      resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
     }
 
     /// How `style` sits on `analysis`'s head: its front slid to the person's own hairline where the plate

@@ -42,9 +42,9 @@ final class VideoBackgroundPlate {
         filled = []
     }
 
-    /// `plate` (this frame's fill, from `frame` and its own hair `hair`, skin filled by `skin`) with its
-    /// background fill replaced by what the clip has shown there, or by the first fill made there.
-    func stabilise(_ plate: inout PixelImage, frame: PixelImage, hair: OwnHair, skin: [Float]) {
+    /// `plate` (this frame's fill, from `frame` and its own hair `hair` removed by `removal`, skin filled by
+    /// `skin`) with its background fill replaced by what the clip has shown there, or by the fills made there.
+    func stabilise(_ plate: inout PixelImage, frame: PixelImage, hair: OwnHair, removal: [Float], skin: [Float]) {
         let count = frame.width * frame.height
         if frame.width != width || frame.height != height || memory.count != count * 3 {
             width = frame.width
@@ -54,7 +54,6 @@ final class VideoBackgroundPlate {
             seen = [Bool](repeating: false, count: count)
             filled = seen
         }
-        let removal = HairPlate.removal(hair)
         // The scene test, over pixels remembered and visible now.
         var difference = 0.0, compared = 0
         for i in 0..<count where seen[i] && removal[i] < 0.01 && hair.classes[i] == OwnHair.background {

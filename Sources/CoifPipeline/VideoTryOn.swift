@@ -111,6 +111,9 @@ public final class VideoTryOn: @unchecked Sendable {
         var rawPose: HeadPose? = nil
         var rawHairlinePx: Vec2? = nil
         var hairlinePx: Vec2? = nil
+        /// How much of each pixel the own hair's removal took (`HairPlate.removal`), made once for the frame's
+        /// background plate and its fill-change record.
+        var removal: [Float]? = nil
     }
 
     struct RenderedFrame {
@@ -252,7 +255,7 @@ public final class VideoTryOn: @unchecked Sendable {
                     let images = try engine.render(analyses, style: style, job: frameJob, timing: &timing).images
                     image = images.composite
                     (record.fillChange, record.backgroundChange) = change.next(input: item.frame.image, output: image, analysis: analyses[0],
-                                                                               newHair: images.matte, shot: item.shot)
+                                                                               removal: item.removal, newHair: images.matte, shot: item.shot)
                     record.hairLevel = VideoFillChange.meanLevel(image, where: images.matte)
                 } else {
                     change.reset()
@@ -431,13 +434,17 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
         var analyses = try TryOnEngine.fillPlate(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), head: head,
                                                  seed: job.seed, timing: &timing)
-        timing.measure(.plate) {
+        let removal = timing.measure(.plate) { () -> [Float] in
+            let removal = HairPlate.removal(hair)
             if var plate = analyses[0].plate, let skin = analyses[0].filledSkin {
-                background.stabilise(&plate, frame: frame.image, hair: hair, skin: skin)
+                background.stabilise(&plate, frame: frame.image, hair: hair, removal: removal, skin: skin)
                 analyses[0].plate = plate
             }
+            return removal
         }
-        return out(analyses, renders: renders)
+        var done = out(analyses, renders: renders)
+        done.removal = removal
+        return done
     }
 
     /// The head's front hairline on its midline (head space, mm): the front-most head vertex near the
@@ -497,12 +504,11 @@ struct VideoFillChange {
         return count >= 300 ? sum / Double(3 * count) : nil
     }
 
-    mutating func next(input: PixelImage, output: PixelImage, analysis: PhotoAnalysis, newHair: PixelImage, shot: Int)
+    mutating func next(input: PixelImage, output: PixelImage, analysis: PhotoAnalysis, removal: [Float]?, newHair: PixelImage, shot: Int)
         -> (fill: Double?, background: Double?) {
         let count = input.width * input.height
         var mask = [UInt8](repeating: 0, count: count)
-        if let hair = analysis.ownHair, let plate = analysis.plate, let skin = analysis.filledSkin {
-            let removal = HairPlate.removal(hair)
+        if let hair = analysis.ownHair, let plate = analysis.plate, let skin = analysis.filledSkin, let removal {
             for i in 0..<count where newHair.pixels[i * newHair.channels] == 0 {
                 if removal[i] < 0.01 {
                     if hair.classes[i] == OwnHair.background { mask[i] = 2 }
@@ -538,9 +544,7 @@ extension TryOnEngine {
     /// The level of detail a shot keeps: chosen as a still's is, from its first frame's face width
     /// rounded to 16 px (so segments of one clip, whose first frames differ by a pixel, pick the same).
     func shotLevelOfDetail(_ analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> LevelOfDetail {
-        try job.levelOfDetail ?? LevelOfDetail.choose(
-            faceWidthPx: max(16, (analysis.faceWidthPx / 16).rounded() * 16), guideCount: style.entry.guides, detail: job.detail,
-            resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+        try levelOfDetail(faceWidthPx: max(16, (analysis.faceWidthPx / 16).rounded() * 16), style: style, job: job)
     }
 }
 
