@@ -28,6 +28,9 @@ public struct FaceFit: Sendable {
     public var landmarks: [Vec2]
     public var pose: HeadPose
     public var landmarkModel: LandmarkModel
+    /// Which model's points the pose was solved from: the mesh's wherever it fitted, also where dlib's
+    /// points are kept (`FaceAnalysis.poseLandmarks`).
+    public var poseModel: LandmarkModel
     public var meshPoints: [Vec3]?
 
     public init(_ analysis: FaceAnalysis) {
@@ -35,6 +38,7 @@ public struct FaceFit: Sendable {
         landmarks = analysis.chosen.landmarks
         pose = analysis.pose
         landmarkModel = analysis.landmarkModel
+        poseModel = analysis.poseLandmarks == nil ? analysis.landmarkModel : .mesh
         meshPoints = analysis.meshPoints
     }
 }
@@ -49,10 +53,16 @@ public struct FaceAnalysis: Sendable {
     public var pose: HeadPose
     /// Jaw-to-jaw width in pixels: drives the level of detail.
     public var faceWidthPx: Double
-    /// Which model's points `chosen.landmarks` and `pose` come from.
+    /// Which model's points `chosen.landmarks` come from (and `pose`, unless `poseLandmarks` is set).
     public var landmarkModel: LandmarkModel = .dlib
     /// FaceMesh's 468 points (photo pixels, z relative) when `landmarkModel` is `.mesh`.
     public var meshPoints: [Vec3]? = nil
+    /// The mesh's 68 points when the pose was solved from them while `chosen.landmarks` are dlib's
+    /// (`FaceAnalyzer.chooseLandmarks`); nil when the pose comes from `chosen.landmarks` themselves.
+    public var poseLandmarks: [Vec2]? = nil
+    /// The region the mesh's final points frame, where a clip's next frame starts its mesh (as MediaPipe
+    /// tracks); nil when the mesh did not fit.
+    public var meshRegion: FaceRegion? = nil
 }
 
 public final class FaceAnalyzer {
@@ -172,20 +182,22 @@ public final class FaceAnalyzer {
     /// landmarks → pose of the face in `box` without detecting (a video's tracked frame, see `FaceTrack`).
     /// `noFace` when nothing fits there or the fit is one no rigid head explains (reprojection over
     /// `maxTrackedReprojectionPerBoxWidth` of the box's width): the track is lost.
-    public func fit(_ frame: Frame, trackedBox box: FaceBox, gray: PixelImage? = nil, timing: inout FrameTiming) throws -> FaceAnalysis {
-        let fitted = try fit(frame, gray: gray ?? frame.image.grayscale(), boxes: [box], box: box, timing: &timing)
+    /// `meshFrom`: the last frame's `meshRegion`, where the mesh starts instead of the box.
+    public func fit(_ frame: Frame, trackedBox box: FaceBox, meshFrom: FaceRegion? = nil, gray: PixelImage? = nil,
+                    timing: inout FrameTiming) throws -> FaceAnalysis {
+        let fitted = try fit(frame, gray: gray ?? frame.image.grayscale(), boxes: [box], box: box, meshFrom: meshFrom, timing: &timing)
         guard fitted.pose.reprojectionErrorPx <= Self.maxTrackedReprojectionPerBoxWidth * Double(box.width) else {
             throw CoifError.noFace(path: frame.source)
         }
         return fitted
     }
 
-    private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox,
+    private func fit(_ frame: Frame, gray: PixelImage, boxes ordered: [FaceBox], box: FaceBox, meshFrom: FaceRegion? = nil,
                      timing: inout FrameTiming) throws -> FaceAnalysis {
         let intrinsics = Self.intrinsics(for: frame)
         let chosen: LandmarkChoice?
         do {
-            chosen = try chooseLandmarks(image: frame.image, box: box, intrinsics: intrinsics, timing: &timing) {
+            chosen = try chooseLandmarks(image: frame.image, box: box, meshFrom: meshFrom, intrinsics: intrinsics, timing: &timing) {
                 faceFinder.landmarks(gray: gray, box: box, refits: landmarkRefits)
             }
         } catch {
@@ -208,7 +220,8 @@ public final class FaceAnalyzer {
         let face = Face(box: box, landmarks: landmarks)
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
         return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: chosen.pose, faceWidthPx: faceWidth,
-                            landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil)
+                            landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil,
+                            poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) })
     }
 
     /// A face's 68 points and pose, from dlib or from the mesh (see `chooseLandmarks`).
@@ -218,6 +231,8 @@ public final class FaceAnalyzer {
         public var model: LandmarkModel
         /// The mesh's final fit when it was fitted past its screen (also when dlib's points were then kept).
         public var mesh: FaceMeshFit?
+        /// The mesh's 68 points when `pose` was solved from them while `landmarks` are dlib's.
+        public var poseLandmarks: [Vec2]? = nil
     }
 
     /// Past this yaw, read from the mesh's own pose, the mesh's points and pose replace dlib's. dlib's
@@ -232,12 +247,13 @@ public final class FaceAnalyzer {
     /// The mesh's face flag below which its fit is not used (the region holds no face).
     public static let meshMinPresence: Float = 0.5
 
-    /// The mesh screens a face with dlib's 68 points by its first pass's turn (`FaceMeshFit.eyeLineTurnDegrees`):
-    /// under `meshSwitchYawDegrees` less this margin, dlib's points are kept without the mesh's second pass
-    /// or pose. On faces of `meshMinFacePx` and over, the first pass's turn was never more than 4° below the
-    /// final pose's yaw (AFLW2000-3D sample at full, half and a third of its size; docs/vision.md, "Faces at
-    /// every angle"), so a face the switch would take is not screened out.
-    public static let meshScreenMarginDegrees: Float = 15
+    /// Where dlib's 68 points are kept, the pose is still solved from the mesh's 68 points wherever the mesh
+    /// fits the face (faces of `meshMinFacePx` and over). dlib's points fit a frontal face's outline better
+    /// (lower NME), but the pose from them reads the head chin-up: on the shared AFLW2000-3D sample its
+    /// pitch was +7.1° and +6.9° off on the two near-frontal faces, the mesh's 0.8° and 3.6°; over the six,
+    /// pitch MAE 6.98° → 4.77°, mean 3.91° → 3.41° (docs/measurements.md, "The pose from the mesh").
+    /// `coif eval pose --pose-from dlib` measures the other way.
+    public var poseFromMesh = true
 
     /// dlib's 68 points are not trusted when their eye line (36–41 → 42–47) and the mesh's (outer corners
     /// 33 → 263) differ by more than this: dlib's shape prior holds a rolled face near upright and returns
@@ -245,10 +261,9 @@ public final class FaceAnalyzer {
     /// +53°), where the mesh, framed along its own eye line on its second pass, follows the roll.
     public static let meshRollDisagreementDegrees: Float = 10
 
-    /// The mesh is framed again from its own points up to this many times (MediaPipe does it once a video
-    /// frame); after the first, only while the frame's eye line still turns by more than `meshReframeDegrees`.
-    public static let meshMaxReframes = 3
-    public static let meshReframeDegrees: Float = 3
+    /// The mesh is framed again from its own points up to this many times (`reframed`); most faces settle in
+    /// two to four.
+    public static let meshMaxReframes = 6
 
     /// The mesh replaces dlib's 68 points only on faces at least this wide (box, pixels). Below it the
     /// mesh's 192² input is upsampled from under ~72 px of photo and its fit loses to dlib's: on dlib's
@@ -260,65 +275,75 @@ public final class FaceAnalyzer {
 
     /// dlib's 68 points (`dlibLandmarks`, run always: it is the fit within its range) and, with a face
     /// mesh loaded, the mesh's fit of the same box; the mesh's points and pose win when its pose turns past
-    /// `meshSwitchYawDegrees` (on faces of `meshMinFacePx` and over) or dlib fitted nothing. nil when
-    /// neither fitted. Throws what the pose throws.
+    /// `meshSwitchYawDegrees` (on faces of `meshMinFacePx` and over), when its eye line and dlib's disagree
+    /// (a rolled face), or when dlib fitted nothing. Where dlib's points are kept, the pose is the mesh's
+    /// (`poseFromMesh`) wherever the mesh fits. nil when neither fitted. Throws what the pose throws.
     ///
     /// The mesh's first pass (framed by the box alone) runs on a second thread while this one fits dlib's
     /// points and solves their pose: OpenCV runs the small network on one core, so it costs little wall
-    /// time beside them. A face that pass reads as well inside dlib's range (`meshScreenMarginDegrees`)
-    /// stops there; otherwise the mesh is fitted again from its own points and its pose solved.
+    /// time beside them. The mesh is then framed again from its own points and its pose solved.
+    /// `meshFrom` (a clip's last frame's mesh region) frames the first pass instead of the box.
     /// Fits are timed as `.landmarks`, poses as `.pose`.
-    public func chooseLandmarks(image: PixelImage, box: FaceBox, intrinsics: PinholeCamera, timing: inout FrameTiming,
-                                dlibLandmarks: () -> [Vec2]) throws -> LandmarkChoice? {
+    public func chooseLandmarks(image: PixelImage, box: FaceBox, meshFrom: FaceRegion? = nil, intrinsics: PinholeCamera,
+                                timing: inout FrameTiming, dlibLandmarks: () -> [Vec2]) throws -> LandmarkChoice? {
         let meshLoaded = faceMesh != nil && image.channels == 3
         // The worker has the mesh until `wait()` returns; nothing here touches it before that.
         let lent = HandedOver(faceMesh)
         let firstPass = meshLoaded && max(box.width, box.height) >= Self.meshMinFacePx
-            ? BackgroundWork(name: "coif.face-mesh") { lent.value?.fit(image, region: .around(box)) } : nil
+            ? BackgroundWork(name: "coif.face-mesh") { lent.value?.fit(image, region: meshFrom ?? .around(box)) } : nil
         let dlib = timing.measure(.landmarks) { dlibLandmarks() }
         let dlibPose = dlib.count == 68 ? timing.measure(.pose) { Result { try solvePose(landmarks: dlib, intrinsics: intrinsics) } } : nil
         var first = timing.measure(.landmarks) { firstPass.flatMap { (try? $0.wait()) ?? nil } }
-
-        if let dlibPose {
-            // dlib fitted: the mesh may only take over a face it screened as turned toward the switch, or
-            // rolled: its upright first pass reads the roll at about half (astronaut rolled 30°: 15°), so a
-            // first pass whose eye line is off level, or off dlib's, is framed again before it is compared.
-            let screen = Float(meshSwitchYawDegrees) - Self.meshScreenMarginDegrees
-            guard let fit = first, fit.presence >= Self.meshMinPresence,
-                  fit.eyeLineTurnDegrees >= screen || fit.eyeLineRollDegrees > Self.meshRollDisagreementDegrees
-                    || Self.rollDisagreement(dlib, fit) > Self.meshRollDisagreementDegrees else {
-                return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
-            }
-        } else if meshLoaded, firstPass == nil {
+        let dlibChoice = { () throws -> LandmarkChoice? in
+            guard let dlibPose else { return nil }
+            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
+        }
+        if dlibPose == nil, meshLoaded, firstPass == nil {
             // dlib fitted nothing on a face under the mesh's size: the mesh is all there is.
             first = timing.measure(.landmarks) { faceMesh?.fit(image, region: .around(box)) }
         }
-        guard let faceMesh, let fit = first, fit.presence >= Self.meshMinPresence else { return nil }
+        // The mesh's points are framed again from themselves before they are used: its upright first pass
+        // reads a rolled face's roll at about half (astronaut rolled 30°: 15°).
+        guard let faceMesh, let fit = first, fit.presence >= Self.meshMinPresence else { return try dlibChoice() }
         let mesh = timing.measure(.landmarks) { Self.reframed(fit, mesh: faceMesh, image: image) }
-        if mesh.presence >= Self.meshMinPresence {
-            let meshLandmarks = mesh.landmarks68
-            let meshPose = try timing.measure(.pose) { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }
-            if dlibPose == nil || abs(meshPose.yawDegrees) > meshSwitchYawDegrees
-                || Self.rollDisagreement(dlib, mesh) > Self.meshRollDisagreementDegrees {
-                return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
-            }
+        guard mesh.presence >= Self.meshMinPresence else { return try dlibChoice() }
+        let meshLandmarks = mesh.landmarks68
+        guard let meshPose = try? timing.measure(.pose, { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }) else {
+            return try dlibChoice()
         }
-        guard let dlibPose else { return nil }
-        return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh)
+        guard let dlibPose, abs(meshPose.yawDegrees) <= meshSwitchYawDegrees,
+              Self.rollDisagreement(dlib, mesh) <= Self.meshRollDisagreementDegrees else {
+            return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
+        }
+        guard poseFromMesh else { return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh) }
+        return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks)
     }
 
-    /// `fit` framed again from its own points, as MediaPipe tracks; while the frame still turns by more than
-    /// `meshReframeDegrees` (a rolled face, first seen upright), once or twice more.
+    /// `fit` framed again from its own points, as MediaPipe tracks, until the frame its points give is the
+    /// one it was fitted in (`meshFrameSettled`), at most `meshMaxReframes` times. One reframe, as MediaPipe
+    /// does a video frame, is not a settled fit: on astronaut.png the pose's pitch read −29.7° from the box's
+    /// frame, −23.9° after one reframe, −22.7° after two, and settled at −21.5° after five (the frame grew
+    /// 147 → 162 px); a clip's frames, framed from different boxes, then read poses ~1° apart, and the light
+    /// read off the face with them drifted. Settled, a still and a clip's tracked frames (framed from the last
+    /// frame's points, `meshFrom`) reach the same fit.
     static func reframed(_ fit: FaceMeshFit, mesh faceMesh: FaceMesh, image: PixelImage) -> FaceMeshFit {
-        var mesh = fit, framedAt = fit.region.angle
-        for pass in 0..<meshMaxReframes {
+        var mesh = fit
+        for _ in 0..<meshMaxReframes {
             let region = FaceRegion.around(points: mesh.points)
-            if pass > 0 && angleBetween(region.angle, framedAt) * 180 / .pi <= meshReframeDegrees { break }
-            guard let next = faceMesh.fit(image, region: region) else { break }
+            if meshFrameSettled(region, mesh.region) { break }
+            // A frame that loses the face (a profile's points framed tighter each pass) keeps the last fit.
+            guard let next = faceMesh.fit(image, region: region), next.presence >= meshMinPresence else { break }
             mesh = next
-            framedAt = region.angle
         }
         return mesh
+    }
+
+    /// Whether a fit framed in `old` would be framed again in `new` to no purpose: centres within 1% of the
+    /// side, sides within 1%, angles within 1°.
+    static func meshFrameSettled(_ new: FaceRegion, _ old: FaceRegion) -> Bool {
+        let dx = new.center.x - old.center.x, dy = new.center.y - old.center.y
+        return (dx * dx + dy * dy).squareRoot() <= 0.005 * old.side && abs(new.side - old.side) <= 0.005 * old.side
+            && angleBetween(new.angle, old.angle) * 180 / .pi <= 0.5
     }
 
     /// The mesh's 68 points for the face in `box`, fitted as `chooseLandmarks` fits them (around the box,
@@ -346,6 +371,7 @@ public final class FaceAnalyzer {
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
     /// length): solved as the face's landmark model solves it.
     public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         return analysis.landmarkModel == .mesh
             ? try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics)
@@ -391,6 +417,7 @@ public final class FaceAnalyzer {
     /// two are blended over `continuousYawBand` of the rigid points' yaw, so the pose moves smoothly with
     /// the points. The mesh's points are solved as a still's are.
     public func solvePoseContinuous(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
         let first = try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)

@@ -73,7 +73,7 @@ public final class FaceTrack {
             let around = previous.face.chosen.box
             let boxes = timing.measure(.detect) { analyzer.guidedDetections(gray: gray, candidates: [around]) }
             if let box = boxes.max(by: { FaceAnalyzer.overlap($0, around) < FaceAnalyzer.overlap($1, around) }) {
-                tracked = try? analyzer.fit(frame, trackedBox: box, gray: gray, timing: &timing)
+                tracked = try? analyzer.fit(frame, trackedBox: box, meshFrom: previous.face.meshRegion, gray: gray, timing: &timing)
             }
             if tracked == nil {
                 // dlib's predictor puts 68 points in any box, and on a frame with no face (a cut to a flat grey)
@@ -81,7 +81,7 @@ public final class FaceTrack {
                 // whether a face is there at all.
                 let box = previous.box.box(around: previous.face.chosen.landmarks)
                 if analyzer.facePresence(frame.image, box: box).map({ $0 >= FaceAnalyzer.meshMinPresence }) ?? true {
-                    tracked = try? analyzer.fit(frame, trackedBox: box, gray: gray, timing: &timing)
+                    tracked = try? analyzer.fit(frame, trackedBox: box, meshFrom: previous.face.meshRegion, gray: gray, timing: &timing)
                 }
             }
         }

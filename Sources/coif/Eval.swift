@@ -82,7 +82,11 @@ struct EvalPose: ParsableCommand {
     var fovDegrees: Double?
     @Option(help: "The mesh's yaw (degrees) past which its points replace dlib's (default 40; 0: the mesh wherever it fits, 90: dlib alone).")
     var meshSwitchYaw: Double?
+    @Option(help: "Where dlib's points are kept, which points the pose is solved from: 'mesh' (the default: the mesh's, wherever it fits) or 'dlib'.")
+    var poseFrom: PosePoints = .mesh
     @OptionGroup var global: GlobalOptions
+
+    enum PosePoints: String, ExpressibleByArgument { case mesh, dlib }
 
     func run() throws {
         var failed: [PoseRow] = []
@@ -94,6 +98,7 @@ struct EvalPose: ParsableCommand {
             }
             let analyzer = try FaceAnalyzer.standard()
             if let meshSwitchYaw { analyzer.meshSwitchYawDegrees = meshSwitchYaw }
+            analyzer.poseFromMesh = poseFrom == .mesh
             let report = try Evaluator(analyzer: analyzer, fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             defer { if !report.failedRows.isEmpty { failed = report.failedRows } }

@@ -45,6 +45,57 @@ final class FaceMeshTests: XCTestCase {
         XCTAssertEqual(again.points, mesh.points, "same photo, same box: same points")
     }
 
+    /// Where dlib's points are kept, the pose is the mesh's: solved from the mesh's 68 points, which the
+    /// analysis carries (`poseLandmarks`) so a pose solved again (head sizing's lens) is the same one; with
+    /// `poseFromMesh` off it is dlib's points' pose, and the two differ (dlib's reads the head chin-up).
+    func testThePoseComesFromTheMeshWhereDlibsPointsAreKept() throws {
+        let analyzer = try analyzer()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        var timing = FrameTiming()
+        let analysis = try analyzer.analyse(frame, timing: &timing)
+        XCTAssertEqual(analysis.landmarkModel, .dlib)
+        let poseLandmarks = try XCTUnwrap(analysis.poseLandmarks, "the pose's points are the mesh's")
+        XCTAssertEqual(analysis.pose, try analyzer.solveMeshPose(landmarks: poseLandmarks, intrinsics: analysis.intrinsics))
+        XCTAssertEqual(try analyzer.solvePose(for: analysis, intrinsics: analysis.intrinsics), analysis.pose)
+        let dlibPose = try analyzer.solvePose(landmarks: analysis.chosen.landmarks, intrinsics: analysis.intrinsics)
+        print(String(format: "FaceMeshTests: astronaut pitch from the mesh %.1f°, from dlib's points %.1f°", analysis.pose.pitchDegrees, dlibPose.pitchDegrees))
+        XCTAssertGreaterThan(abs(analysis.pose.pitchDegrees - dlibPose.pitchDegrees), 1, "the two poses differ, so the test can tell them apart")
+        analyzer.poseFromMesh = false
+        defer { analyzer.poseFromMesh = true }
+        var dlibTiming = FrameTiming()
+        let old = try analyzer.analyse(frame, timing: &dlibTiming)
+        XCTAssertNil(old.poseLandmarks)
+        XCTAssertEqual(old.pose, dlibPose)
+    }
+
+    /// The mesh is framed until it settles, so its pose does not depend on the box it started from: boxes
+    /// shifted by a tenth of their side and grown by a fifth give poses within 1° of each other (one reframe,
+    /// as before, left them ~2–8° apart on astronaut's pitch), and a clip's frame started in the last frame's
+    /// settled frame (`meshFrom`) lands on the same fit.
+    func testTheMeshSettlesWhereverItsBoxStarts() throws {
+        let analyzer = try analyzer()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        var timing = FrameTiming()
+        let analysis = try analyzer.analyse(frame, timing: &timing)
+        let box = analysis.chosen.box
+        var poses: [HeadPose] = []
+        for (dx, dy, grow) in [(Float(0), Float(0), Float(1)), (0.1, 0, 1), (-0.1, 0.1, 1), (0, -0.1, 1.2), (0.05, 0.05, 0.85)] {
+            let side = box.width * grow, cx = (box.left + box.right) / 2 + dx * box.width, cy = (box.top + box.bottom) / 2 + dy * box.width
+            let moved = FaceBox(left: cx - side / 2, top: cy - side / 2, right: cx + side / 2, bottom: cy + side / 2, score: box.score)
+            var t = FrameTiming()
+            let fitted = try XCTUnwrap(try analyzer.fit(frame, trackedBox: moved, timing: &t))
+            poses.append(fitted.pose)
+        }
+        let pitches = poses.map(\.pitchDegrees), yaws = poses.map(\.yawDegrees)
+        print("FaceMeshTests: astronaut from five boxes: pitch \(pitches.map { String(format: "%.2f", $0) }), yaw \(yaws.map { String(format: "%.2f", $0) })")
+        XCTAssertLessThan(pitches.max()! - pitches.min()!, 1)
+        XCTAssertLessThan(yaws.max()! - yaws.min()!, 1)
+        var t = FrameTiming()
+        let tracked = try analyzer.fit(frame, trackedBox: box, meshFrom: analysis.meshRegion, timing: &t)
+        XCTAssertEqual(tracked.pose.pitchDegrees, analysis.pose.pitchDegrees, accuracy: 0.5)
+        XCTAssertEqual(tracked.pose.yawDegrees, analysis.pose.yawDegrees, accuracy: 0.5)
+    }
+
     /// AFLW2000-3D image00251 (yaw −55°): dlib's detector misses it and its 68 points read a frontal face
     /// (yaw ~54° off); BlazeFace finds it, the mesh fits it, and the pose's yaw is within 10°.
     func testProfilePastDlibsRangeIsFoundAndFittedByTheMesh() throws {
@@ -216,6 +267,7 @@ final class FaceMeshTests: XCTestCase {
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
             let face = try XCTUnwrap((json["faces"] as? [[String: Any]])?.first)
             XCTAssertEqual(face["landmarkModel"] as? String, model, photo)
+            XCTAssertEqual(face["poseModel"] as? String, "mesh", "\(photo): the pose is the mesh's wherever it fits")
             XCTAssertEqual((face["landmarks"] as? [Any])?.count, 68)
             XCTAssertEqual((face["mesh"] as? [[Double]])?.count, model == "mesh" ? 468 : nil, photo)
         }
