@@ -43,8 +43,8 @@ std::vector<TilePlacement> quiltPlan(const cv::Mat &photo, cv::Mat &canvas, cons
 
 // The tiles of `plan` (laid at `scale` (≤ 1) of `photo`'s size, `tile` px there) pasted at `photo`'s own
 // resolution, feathered as they were matched: the match sees structure at the scale the eye compares (a tile
-// ~1/20 of the head), the paste keeps the photo's own sharpness. Into `canvas` inside `target`; `laid` (CV_8U)
-// marks where a tile landed.
+// ~1/20 of the head), the paste keeps the photo's own sharpness. Overlapping tiles blend their means linearly
+// and their texture keeping its variance. Into `canvas` inside `target`; `laid` (CV_8U) marks where a tile landed.
 void pasteTiles(const cv::Mat &photo, const cv::Mat &target, const std::vector<TilePlacement> &plan, int tile, double scale,
                 cv::Mat &canvas, cv::Mat &laid);
 
