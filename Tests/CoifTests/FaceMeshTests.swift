@@ -25,14 +25,20 @@ final class FaceMeshTests: XCTestCase {
 
     func testdata(_ sub: String) throws -> String { try Fixtures.requireTestdata(sub, for: "FaceMeshTests") }
 
-    /// On a frontal face the mesh's 68 points land where dlib's do (within 5% of the eye distance on
-    /// average), dlib's are the ones kept, and two fits give the same numbers.
-    func testMeshReadsAFrontalFaceAsDlibDoesAndDlibIsKept() throws {
+    /// The astronaut analysed, with dlib's points kept (checked): the analyzer, the photo and its analysis.
+    private func astronautKeepingDlibsPoints() throws -> (FaceAnalyzer, Frame, FaceAnalysis) {
         let analyzer = try analyzer()
         let frame = try Frame.read(path: try Fixtures.requireAstronaut())
         var timing = FrameTiming()
         let analysis = try analyzer.analyse(frame, timing: &timing)
         XCTAssertEqual(analysis.landmarkModel, .dlib)
+        return (analyzer, frame, analysis)
+    }
+
+    /// On a frontal face the mesh's 68 points land where dlib's do (within 5% of the eye distance on
+    /// average), dlib's are the ones kept, and two fits give the same numbers.
+    func testMeshReadsAFrontalFaceAsDlibDoesAndDlibIsKept() throws {
+        let (analyzer, frame, analysis) = try astronautKeepingDlibsPoints()
         let mesh = try XCTUnwrap(analyzer.faceMesh?.fit(frame.image, box: analysis.chosen.box))
         XCTAssertGreaterThan(mesh.presence, 0.9)
         let dlib = analysis.chosen.landmarks, fromMesh = mesh.landmarks68
@@ -49,11 +55,7 @@ final class FaceMeshTests: XCTestCase {
     /// analysis carries (`poseLandmarks`) so a pose solved again (head sizing's lens) is the same one; with
     /// `poseFromMesh` off it is dlib's points' pose, and the two differ (dlib's reads the head chin-up).
     func testThePoseComesFromTheMeshWhereDlibsPointsAreKept() throws {
-        let analyzer = try analyzer()
-        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
-        var timing = FrameTiming()
-        let analysis = try analyzer.analyse(frame, timing: &timing)
-        XCTAssertEqual(analysis.landmarkModel, .dlib)
+        let (analyzer, frame, analysis) = try astronautKeepingDlibsPoints()
         let poseLandmarks = try XCTUnwrap(analysis.poseLandmarks, "the pose's points are the mesh's")
         XCTAssertEqual(analysis.pose, try analyzer.solveMeshPose(landmarks: poseLandmarks, intrinsics: analysis.intrinsics))
         XCTAssertEqual(try analyzer.solvePose(for: analysis, intrinsics: analysis.intrinsics), analysis.pose)
