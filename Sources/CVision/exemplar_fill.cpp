@@ -197,9 +197,6 @@ void pasteTiles(const cv::Mat &photo, const cv::Mat &target, const std::vector<T
     const double f = 1 / scale;
     const int size = std::max(2, int(std::lround(tile * f))), overlap = std::max(1, int(std::lround(overlapOf(tile) * f)));
     const std::vector<float> feather = ramp(size, overlap);
-    // Each tile's own mean, from an integral image: the blend below treats a tile as its mean plus its texture.
-    cv::Mat integral;
-    cv::integral(photo, integral, CV_64F);
     cv::Mat meanSum(target.size(), CV_32FC3, cv::Scalar::all(0)), textureSum(target.size(), CV_32FC3, cv::Scalar::all(0));
     cv::Mat weight(target.size(), CV_32F, cv::Scalar(0)), weightSquared(target.size(), CV_32F, cv::Scalar(0));
     struct Pasted {
@@ -215,8 +212,13 @@ void pasteTiles(const cv::Mat &photo, const cv::Mat &target, const std::vector<T
         const int x0 = std::max({px, 0, -sx}), x1 = std::min({px + size, target.cols, photo.cols - sx});
         if (y1 <= y0 || x1 <= x0) continue;
         pasted.push_back({px, py, sx, sy, x0, y0, x1, y1});
-        const cv::Vec3d total = integral.at<cv::Vec3d>(y1 + sy, x1 + sx) - integral.at<cv::Vec3d>(y0 + sy, x1 + sx) -
-                                integral.at<cv::Vec3d>(y1 + sy, x0 + sx) + integral.at<cv::Vec3d>(y0 + sy, x0 + sx);
+        // The tile's own mean: the blend below treats a tile as its mean plus its texture. (Summed here, over
+        // the tile alone: an integral image of the whole photo cost more than all the tiles.)
+        cv::Vec3d total(0, 0, 0);
+        for (int y = y0; y < y1; ++y) {
+            const cv::Vec3f *s = photo.ptr<cv::Vec3f>(y + sy);
+            for (int x = x0; x < x1; ++x) total += cv::Vec3d(s[x + sx]);
+        }
         const cv::Vec3f mean = cv::Vec3f(total / double((y1 - y0) * (x1 - x0)));
         for (int y = y0; y < y1; ++y) {
             const cv::Vec3f *s = photo.ptr<cv::Vec3f>(y + sy);

@@ -798,6 +798,43 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
         // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
         const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
+        // The skin's own fine texture over the skin it fills (a forehead a fringe hid, temples, the skull
+        // under the drawn crop): half-size tiles of the face's visible skin, far from the hair, laid as the
+        // background's are and carrying only its detail (each pixel less its local mean, clipped at 2 robust
+        // σ, so a mole, a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill.
+        // White grain alone left a flat, poreless forehead that read as retouched; the tiles carry the
+        // mottling and pores the face beside it has, the grain stays over them (tiles from smooth skin, the
+        // nose's bridge, carry little).
+        if (cv::countNonZero(skinSource) > 0) {
+            const int skinTile = std::max(6, tile / 2) & ~1;
+            const cv::Mat headHole = removingBox & (headBox != 0);
+            const std::vector<cv::Point> skinCentres =
+                coif::tileCentres(coif::maskAt(skinSource & (fromHair > float(3 * band)), quiltSize, true), skinTile);
+            if (skinCentres.size() >= 16 && cv::countNonZero(headHole) > 0) {
+                // In linear light, unlike the background's: skin's detail is small against its level, so adding
+                // it there or in perceptual values differs by little, and the box's gamma passes cost more.
+                const cv::Mat holeSmall = coif::maskAt(headHole, quiltSize, false);
+                cv::Mat photoSmall = linear, canvasSmall;
+                if (quiltScale < 1) cv::resize(linear, photoSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                canvasSmall = photoSmall.clone();
+                cv::Mat fillSmall = skinFill;
+                if (quiltScale < 1) cv::resize(skinFill, fillSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                fillSmall.copyTo(canvasSmall, holeSmall);
+                const cv::Mat everywhere(quiltSize, CV_8U, cv::Scalar(255));
+                const std::vector<coif::TilePlacement> plan =
+                    coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(skinSource, quiltSize, true), everywhere, skinCentres,
+                                    skinTile, seed ^ 0x5EED5C1Aull);
+                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0)), skinLaid;
+                // The detail only where tiles come from: the sources far from the hair, grown by a tile.
+                const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
+                cv::Rect from = cv::boundingRect(skinSource & (fromHair > float(3 * band)));
+                from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, box.width, box.height);
+                cv::Mat fine(box.size(), CV_32FC3, cv::Scalar::all(0));
+                fineDetail(linear(from), skinSource(from), 2.0f).copyTo(fine(from));
+                coif::pasteTiles(fine, headHole, plan, skinTile, quiltScale, detail, skinLaid);
+                cv::add(skinFill, detail, skinFill, skinLaid);
+            }
+        }
 
         // The head's silhouette, anti-aliased: skin inside, background outside.
         cv::Mat headWeight;

@@ -366,6 +366,53 @@ final class BelievableTests: XCTestCase {
         }
     }
 
+    /// Where the plate fills skin a fringe hid (barbershop_16's forehead), the skin carries the mottling the
+    /// face's visible skin has, not a smooth wash with white grain: the energy of luma's band between 3×3 and
+    /// 9×9 box means (texture of ~2–8 px, above the grain's pixel scale) over the filled forehead is at least
+    /// 0.04 of that over the visible skin, whose own freckles and contours the band also holds (measured 0.09;
+    /// with the grain alone, 0.02).
+    func testFilledSkinCarriesTheFacesOwnTexture() throws {
+        let (_, removed) = try portraitPlate("barbershop_16.png")
+        let own = try XCTUnwrap(removed.ownHair), plate = try XCTUnwrap(removed.plate)
+        let person = try XCTUnwrap(removed.person), width = plate.width, height = plate.height
+        // Luma's summed-area table, for box means.
+        var table = [Double](repeating: 0, count: (width + 1) * (height + 1))
+        for y in 0..<height {
+            var row = 0.0
+            for x in 0..<width {
+                let i = 3 * (y * width + x)
+                row += 0.2126 * Double(plate.pixels[i]) + 0.7152 * Double(plate.pixels[i + 1]) + 0.0722 * Double(plate.pixels[i + 2])
+                table[(y + 1) * (width + 1) + x + 1] = table[y * (width + 1) + x + 1] + row
+            }
+        }
+        func mean(_ x: Int, _ y: Int, _ r: Int) -> Double {
+            let x0 = x - r, y0 = y - r, x1 = x + r + 1, y1 = y + r + 1, w = width + 1
+            return (table[y1 * w + x1] - table[y0 * w + x1] - table[y1 * w + x0] + table[y0 * w + x0]) / Double((2 * r + 1) * (2 * r + 1))
+        }
+        var forehead = (sum: 0.0, count: 0), skin = (sum: 0.0, count: 0)
+        for y in 4..<(height - 4) {
+            for x in 4..<(width - 4) {
+                let i = y * width + x
+                let local = person.local(Vec2(Float(x) + 0.5, Float(y) + 0.5))
+                let band = mean(x, y, 1) - mean(x, y, 4)
+                if own.matte[i] >= 0.95, local.up > 0.4 * person.middleThird, local.up < 0.9 * person.middleThird,
+                   abs(local.across) < 0.4 * person.halfWidth {
+                    forehead.sum += band * band
+                    forehead.count += 1
+                } else if own.matte[i] == 0, own.classes[i] == OwnHair.skin {
+                    skin.sum += band * band
+                    skin.count += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(forehead.count, 1000, "the fringe hid the forehead")
+        XCTAssertGreaterThan(skin.count, 1000, "the face's skin shows")
+        let ratio = (forehead.sum / Double(forehead.count)) / (skin.sum / Double(skin.count))
+        print(String(format: "BelievableTests: filled forehead's texture %.2f of the visible skin's (%d and %d px)", ratio, forehead.count, skin.count))
+        XCTAssertGreaterThan(ratio, 0.04, "the filled skin's texture against the face's own")
+        XCTAssertLessThan(ratio, 2.5, "the filled skin's texture against the face's own")
+    }
+
     /// On a real photo the plate never changes a pixel the parse labels brow, eye, glasses, ear, earring, nose
     /// or mouth, and it keeps the landmarks' eyes and brows even where the removal reaches them.
     func testPlateNeverPaintsOverTheFacesFeatures() throws {
