@@ -803,8 +803,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // background's are and carrying only its detail (each pixel less its local mean, clipped at 2 robust
         // σ, so a mole, a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill.
         // White grain alone left a flat, poreless forehead that read as retouched; the tiles carry the
-        // mottling and pores the face beside it has, the grain stays over them (tiles from smooth skin, the
-        // nose's bridge, carry little).
+        // mottling and pores the face beside it has; half the grain stays over them (tiles from smooth skin,
+        // the nose's bridge, carry little noise of their own).
+        cv::Mat skinLaid;
         if (cv::countNonZero(skinSource) > 0) {
             const int skinTile = std::max(6, tile / 2) & ~1;
             const cv::Mat headHole = removingBox & (headBox != 0);
@@ -824,7 +825,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 const std::vector<coif::TilePlacement> plan =
                     coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(skinSource, quiltSize, true), everywhere, skinCentres,
                                     skinTile, seed ^ 0x5EED5C1Aull);
-                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0)), skinLaid;
+                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
                 // The detail only where tiles come from: the sources far from the hair, grown by a tile.
                 const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
                 cv::Rect from = cv::boundingRect(skinSource & (fromHair > float(3 * band)));
@@ -880,7 +881,10 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 if (k <= 0 || isFeatureClass(cls[x])) continue;
                 const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
                 const float n = gauss(px, py, seed);
-                const float grain = (hw[x] * skinGrain + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
+                // Over the skin's tiles, half the grain: they carry their sources' own noise, and the whole grain on
+                // top doubled its variance (astronaut's forehead read as sandpaper at 4×).
+                const float skinGrainHere = !skinLaid.empty() && skinLaid.at<uint8_t>(y, x) ? 0.5f * skinGrain : skinGrain;
+                const float grain = (hw[x] * skinGrainHere + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
                 const float turn = 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff);
                 cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
                 // Grain as the sources carry it, in luminance (added to every channel alike).
