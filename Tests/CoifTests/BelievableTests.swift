@@ -369,7 +369,7 @@ final class BelievableTests: XCTestCase {
     /// Where the plate fills skin a fringe hid (barbershop_16's forehead), the skin carries the mottling the
     /// face's visible skin has, not a smooth wash with white grain: the energy of luma's band between 3×3 and
     /// 9×9 box means (texture of ~2–8 px, above the grain's pixel scale) over the filled forehead is at least
-    /// 0.04 of that over the visible skin, whose own freckles and contours the band also holds (measured 0.09;
+    /// 0.04 of that over the visible skin, whose own freckles and contours the band also holds (measured 0.07;
     /// with the grain alone, 0.02).
     func testFilledSkinCarriesTheFacesOwnTexture() throws {
         let (_, removed) = try portraitPlate("barbershop_16.png")
