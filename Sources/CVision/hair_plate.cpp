@@ -518,6 +518,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         cv::Mat fromHair;
         cv::distanceTransform(removeBox <= kSourceRemoveBelow, fromHair, cv::DIST_L2, 3);
         notRemoving = fromHair > float(band);
+        // Tiles (the background's and the skin's) are copied from farther out than the fill's sources (three
+        // bands): stray hairs past the matte's edge, copied in pieces, read as dark scribbles.
+        const cv::Mat farFromHair = fromHair > float(3 * band);
         // Off the head, what shows beside the hair continues into it: background, the body's skin (neck,
         // shoulders, chest) and the clothes it hung over, each as its own region (below), so a neck is not cut
         // square, a bare shoulder is not painted over with background, nor a top with skin. Not what the parse
@@ -669,9 +672,6 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                     l[x] = uint8_t(best);
                 }
             }
-            // Tiles are copied from farther out than the fill's sources (three bands): stray hairs past the
-            // matte's edge, copied in pieces, read as dark scribbles.
-            const cv::Mat farFromHair = fromHair > float(3 * band);
             std::vector<cv::Mat> channels;
             cv::split(share, channels);
             cv::Mat perceptual = linear.clone();
@@ -702,7 +702,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 const double wanted = std::max(4.0 * tile * tile, 0.0625 * quiltScale * quiltScale * cv::countNonZero(offHead & (label == uint8_t(k))));
                 if (!region.body) {
                     const cv::Mat open = region.source & (bodyZone == 0), openSmall = coif::maskAt(open, quiltSize, true);
-                    region.centres = coif::tileCentres(coif::maskAt(open & farFromHair, quiltSize, true), tile);
+                    const cv::Mat openFarSmall = coif::maskAt(open & farFromHair, quiltSize, true);
+                    region.centres = coif::tileCentres(openFarSmall, tile);
                     if (4.0 * double(region.centres.size()) < wanted) region.centres = coif::tileCentres(openSmall, tile);
                     region.textured = textureLevel(perceptualSmall, openSmall) >= kTextureToCopy;
                     region.tile = tile;
@@ -713,7 +714,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                         // grainy wall (insightface left_face: the judge's texture 0.08; ctrlhair 27127: 0.18 -> 0.78).
                         const int smallTile = std::max(6, tile / 2) & ~1;
                         const double smallWanted = std::max(4.0 * smallTile * smallTile, 0.25 * wanted);
-                        region.centres = coif::tileCentres(coif::maskAt(open & farFromHair, quiltSize, true), smallTile);
+                        region.centres = coif::tileCentres(openFarSmall, smallTile);
                         region.tile = smallTile;
                         region.textured = false;
                         if (smallTile == tile || 4.0 * double(region.centres.size()) < smallWanted) region.centres.clear();
@@ -809,8 +810,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         if (cv::countNonZero(skinSource) > 0) {
             const int skinTile = std::max(6, tile / 2) & ~1;
             const cv::Mat headHole = removingBox & (headBox != 0);
-            const std::vector<cv::Point> skinCentres =
-                coif::tileCentres(coif::maskAt(skinSource & (fromHair > float(3 * band)), quiltSize, true), skinTile);
+            const cv::Mat skinFar = skinSource & farFromHair;
+            const std::vector<cv::Point> skinCentres = coif::tileCentres(coif::maskAt(skinFar, quiltSize, true), skinTile);
             if (skinCentres.size() >= 16 && cv::countNonZero(headHole) > 0) {
                 // In linear light, unlike the background's: skin's detail is small against its level, so adding
                 // it there or in perceptual values differs by little, and the box's gamma passes cost more.
@@ -828,7 +829,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
                 // The detail only where tiles come from: the sources far from the hair, grown by a tile.
                 const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
-                cv::Rect from = cv::boundingRect(skinSource & (fromHair > float(3 * band)));
+                cv::Rect from = cv::boundingRect(skinFar);
                 from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, box.width, box.height);
                 cv::Mat fine(box.size(), CV_32FC3, cv::Scalar::all(0));
                 fineDetail(linear(from), skinSource(from), 2.0f).copyTo(fine(from));

@@ -338,8 +338,8 @@ public final class FaceAnalyzer {
         return mesh
     }
 
-    /// Whether a fit framed in `old` would be framed again in `new` to no purpose: centres within 1% of the
-    /// side, sides within 1%, angles within 1°.
+    /// Whether a fit framed in `old` would be framed again in `new` to no purpose: centres within 0.5% of the
+    /// side, sides within 0.5%, angles within 0.5°.
     static func meshFrameSettled(_ new: FaceRegion, _ old: FaceRegion) -> Bool {
         let dx = new.center.x - old.center.x, dy = new.center.y - old.center.y
         return (dx * dx + dy * dy).squareRoot() <= 0.005 * old.side && abs(new.side - old.side) <= 0.005 * old.side
