@@ -1,12 +1,17 @@
 // BelievableEvaluation: does the whole head read as a real person wearing the style, not only the new
 // hair's own pixels? Five figures per photo and style, each from the try-on as it ships (own hair removed,
 // seed 1) and the 512² face-parsing network run on the photo and on the output (the judge of
-// OwnHairEvaluation). The face and its natural hairline are PersonHead's, from the landmarks alone.
-//  - scalp bared: output pixels labelled skin that were own hair (photo matte ≥ 0.5), outside the face and the
-//    forehead up to the natural hairline (facial thirds), per pixel of the photo's face skin;
+// OwnHairEvaluation). Where skin is allowed is JudgeRegions', from the landmarks alone: nothing of the
+// plate's own model of the head (PersonHead, the posed head), which a judge sharing it could not fault.
+//  - scalp bared: output pixels labelled skin that were own hair (photo matte ≥ 0.5), outside the jaw outline
+//    and the forehead between the brows' ends up to the facial-thirds hairline, per pixel of the photo's face
+//    skin (`scalpBaredPlateFace`: the same against PersonHead's face, the figure before; kept to compare);
+//  - face widened: output pixels labelled skin or neck that the photo's parse did not call skin or neck, below
+//    the eyes, outside the jaw outline grown 3% of the face's width and outside a neck as wide as the jaw at
+//    points 4–12, over the jaw outline's area;
 //  - halo: the mean CIE76 difference between the fill and the untouched background around it, each averaged
-//    locally (σ = 1/25 of the parse crop), over the removed hair outside the person's head that the new hair
-//    leaves visible;
+//    locally (σ = 1/25 of the parse crop), over the removed hair the new hair leaves visible and the judge
+//    calls background (or clothes) in the output;
 //  - texture: that fill's Laplacian energy over the surrounding background's;
 //  - reads as hair: of the new hair's pixels (its matte ≥ 0.5), the share labelled hair;
 //  - own hair left: of the own hair the new hair leaves uncovered (its matte < 0.1), the share labelled
@@ -24,6 +29,10 @@ public struct BelievableMeasurement: Sendable, Codable {
     public var style: String
     /// Skin where own hair was, off the face and forehead, over the photo's face-skin pixels (0…, may pass 1).
     public var scalpBared: Double
+    /// The same against PersonHead's face and forehead (the plate's own model): the figure before #47.
+    public var scalpBaredPlateFace: Double
+    /// New skin below the eyes off the jaw and neck, over the jaw outline's area (0…, may pass 1).
+    public var faceWidened: Double
     /// Mean CIE76 ΔE of the background fill against the background beside it; nil where no fill shows.
     public var halo: Double?
     /// The fill's Laplacian energy over the background ring's; nil where no fill or ring shows.
@@ -40,9 +49,9 @@ public struct BelievableMeasurement: Sendable, Codable {
 }
 
 public enum BelievableEvaluation {
-    /// The aims (issue #32): scalp bared ≤ 3% (every style but the mohawk), halo ≤ 8, texture 0.5–1.6, reads as
-    /// hair ≥ 80%, own hair left ≤ 5%.
-    public static let aims = (scalpBared: 0.03, halo: 8.0, texture: 0.5...1.6, readsAsHair: 0.8, ownHairLeft: 0.05)
+    /// The aims (issues #32, #47): scalp bared ≤ 3% (every style but the mohawk), face widened ≤ 3%, halo ≤ 8,
+    /// texture 0.5–1.6, reads as hair ≥ 80%, own hair left ≤ 5%.
+    public static let aims = (scalpBared: 0.03, faceWidened: 0.03, halo: 8.0, texture: 0.5...1.6, readsAsHair: 0.8, ownHairLeft: 0.05)
 
     /// Styles designed to show scalp: their bared scalp is reported, not held to the aim.
     public static let scalpShowingStyles: Set<String> = ["mohawk"]
@@ -56,7 +65,8 @@ public enum BelievableEvaluation {
 
     /// Measures every style on every photo (the largest face); composites written to `outputDirectory` as
     /// `<photo>-<style>.png` when given, with `<photo>-<style>-judged.png` beside each: the bared scalp red,
-    /// the judged fill blue, the face and forehead where skin is allowed lightly whitened.
+    /// the widened face magenta, the judged fill blue, the face and forehead where skin is allowed lightly
+    /// whitened.
     public static func run(engine: TryOnEngine, photos: [String], styles: [String], color: HairColor, outputDirectory: String? = nil,
                            progress: (BelievableMeasurement) -> Void = { _ in }) throws -> [BelievableMeasurement] {
         // A photo named like a composite or its judged picture would be written over.
@@ -70,13 +80,14 @@ public enum BelievableEvaluation {
         var rows: [BelievableMeasurement] = []
         for photo in photos {
             guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine),
-                  let own = analyses[0].ownHair, let head = PersonHead(landmarks: analyses[0].chosen.landmarks) else { continue }
+                  let own = analyses[0].ownHair, let head = PersonHead(landmarks: analyses[0].chosen.landmarks),
+                  let regions = JudgeRegions(landmarks: analyses[0].chosen.landmarks) else { continue }
             let box = analyses[0].chosen.box
             let width = frame.image.width, height = frame.image.height
-            let face = head.faceMask(width: width, height: height)
-            // The head the background fill stays off: the face and Coif's posed skull (where the plate fills skin).
-            var wholeHead = TryOnEngine.headSilhouette(analyses, head: engine.head)
-            for i in wholeHead.indices where face[i] != 0 { wholeHead[i] = 255 }
+            let face = regions.allowedSkin(width: width, height: height)
+            let plateFace = head.faceMask(width: width, height: height)
+            let unwidened = regions.unwidened(width: width, height: height)
+            let jawArea = regions.jawOutline(width: width, height: height).reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
             // The person's own hair: not another face's in the photo (which the plate keeps).
             var ownMatte = own.matte
             HairPlate.keepOthersHair(&ownMatte, width: width, heads: [head], others: TryOnEngine.otherFaces(analyses))
@@ -95,9 +106,9 @@ public enum BelievableEvaluation {
                 }
                 let labels = try judge.parse(Frame(image: output, source: photo), box: box).classes
                 let newHair = result.images.matte.pixels
-                var bared = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
+                var bared = 0, baredPlateFace = 0, widened = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
                 var fill = [UInt8](repeating: 0, count: width * height)
-                var source = fill, baredMask = fill
+                var source = fill, baredMask = fill, widenedMask = fill
                 for i in 0..<(width * height) {
                     let label = labels[i]
                     if newHair[i] >= 128 {
@@ -105,14 +116,20 @@ public enum BelievableEvaluation {
                         if label == OwnHair.hair { hairLabelled += 1 }
                     }
                     let visible = newHair[i] < 26
+                    // What the judge sees as the setting in the output: not the person's skin or hair.
+                    let setting = label == OwnHair.background || label == OwnHair.cloth
+                    let skinNow = label == OwnHair.skin || label == OwnHair.neck
+                    let skinBefore = own.classes[i] == OwnHair.skin || own.classes[i] == OwnHair.neck
+                    if skinNow && !skinBefore && unwidened[i] == 0 { widened += 1; widenedMask[i] = 255 }
                     if wasHair[i] {
                         if label == OwnHair.skin && face[i] == 0 { bared += 1; baredMask[i] = 255 }
+                        if label == OwnHair.skin && plateFace[i] == 0 { baredPlateFace += 1 }
                         if visible {
                             uncovered += 1
                             if label == OwnHair.hair || label == OwnHair.hat { left += 1 }
-                            if wholeHead[i] == 0 { fill[i] = 255 }
+                            if setting && face[i] == 0 { fill[i] = 255 }
                         }
-                    } else if visible && own.classes[i] == OwnHair.background && wholeHead[i] == 0 && own.matte[i] < 0.02 {
+                    } else if visible && own.classes[i] == OwnHair.background && setting && face[i] == 0 && own.matte[i] < 0.02 {
                         source[i] = 255
                     }
                 }
@@ -127,6 +144,7 @@ public enum BelievableEvaluation {
                     for i in 0..<(width * height) {
                         let tint: SIMD3<Float>, k: Float
                         if baredMask[i] != 0 { (tint, k) = (SIMD3(255, 0, 0), 0.55) }
+                        else if widenedMask[i] != 0 { (tint, k) = (SIMD3(255, 0, 255), 0.55) }
                         else if fill[i] != 0 { (tint, k) = (SIMD3(0, 80, 255), 0.55) }
                         else if face[i] != 0 { (tint, k) = (SIMD3(255, 255, 255), 0.15) }
                         else { continue }
@@ -141,6 +159,8 @@ public enum BelievableEvaluation {
                 let row = BelievableMeasurement(
                     photo: (photo as NSString).lastPathComponent, style: style,
                     scalpBared: faceSkin > 0 ? Double(bared) / Double(faceSkin) : 0,
+                    scalpBaredPlateFace: faceSkin > 0 ? Double(baredPlateFace) / Double(faceSkin) : 0,
+                    faceWidened: jawArea > 0 ? Double(widened) / Double(jawArea) : 0,
                     halo: judged ? figures.halo : nil, texture: judged && figures.texture > 0 ? figures.texture : nil,
                     readsAsHair: hairPixels > 0 ? Double(hairLabelled) / Double(hairPixels) : 0,
                     ownHairLeft: uncovered > 0 ? Double(left) / Double(uncovered) : 0,
@@ -158,6 +178,8 @@ public enum BelievableEvaluation {
         public var cases: Int
         public var scalpBaredMedian: Double
         public var scalpBaredWorst: Double
+        public var faceWidenedMedian: Double
+        public var faceWidenedWorst: Double
         public var haloMedian: Double?
         public var haloWorst: Double?
         public var textureMedian: Double?
@@ -165,6 +187,7 @@ public enum BelievableEvaluation {
         public var ownHairLeftMedian: Double
         /// Cases meeting each aim (the mohawk's scalp counts as met).
         public var scalpMet: Int
+        public var widenedMet: Int
         public var haloMet: Int
         public var textureMet: Int
         public var readsMet: Int
@@ -184,9 +207,11 @@ public enum BelievableEvaluation {
         return Summary(
             style: style, cases: group.count,
             scalpBaredMedian: median(group.map(\.scalpBared))!, scalpBaredWorst: group.map(\.scalpBared).max()!,
+            faceWidenedMedian: median(group.map(\.faceWidened))!, faceWidenedWorst: group.map(\.faceWidened).max()!,
             haloMedian: median(halos), haloWorst: halos.max(), textureMedian: median(textures),
             readsAsHairMedian: median(group.map(\.readsAsHair))!, ownHairLeftMedian: median(group.map(\.ownHairLeft))!,
             scalpMet: group.filter { showsScalp || $0.scalpBared <= aims.scalpBared }.count,
+            widenedMet: group.filter { $0.faceWidened <= aims.faceWidened }.count,
             haloMet: group.filter { ($0.halo ?? 0) <= aims.halo }.count,
             textureMet: group.filter { $0.texture.map { aims.texture.contains($0) } ?? true }.count,
             readsMet: group.filter { $0.readsAsHair >= aims.readsAsHair }.count,

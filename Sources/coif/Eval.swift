@@ -274,7 +274,7 @@ struct EvalBelievable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "believable",
         abstract: "Whether the whole head reads as the person wearing the style: bared scalp, the fill's halo and texture, hair, own hair left.",
-        discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the face and its forehead up to the natural hairline, per face-skin pixel), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). docs/own-hair.md: 'Believable on any photo'."
+        discussion: "Per photo and style (own hair removed, seed 1; the 512² face-parsing network judges the photo and the output): scalp bared (skin where own hair was, off the jaw outline and the forehead between the brows' ends up to the facial-thirds hairline, per face-skin pixel), face widened (new skin below the eyes off the jaw grown 3% and a jaw-wide neck, over the jaw's area), halo (CIE76 between the background fill and the untouched background beside it, each locally averaged), texture (the fill's Laplacian energy over that background's), reads as hair (share of the new hair labelled hair), own hair left (share of the uncovered own hair labelled hair or hat). docs/own-hair.md: 'Believable on any photo'."
     )
     @OptionGroup var judged: JudgedPhotos
 
@@ -294,12 +294,12 @@ struct EvalBelievable: ParsableCommand {
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.split(separator: ",").map(String.init)
             for name in names { _ = try engine.styles.resolve(name) }
-            if !json { print("photo                      style          scalp bared    halo  texture   hair  own hair left") }
+            if !json { print("photo                      style          scalp bared  widened    halo  texture   hair  own hair left") }
             let rows = try BelievableEvaluation.run(engine: engine, photos: judged.photos, styles: names, color: judged.color,
                                                     outputDirectory: imagesDirectory) { r in
                 guard !json else { return }
-                print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %10.1f%% %7@ %8@ %5.1f%% %10.1f%%",
-                      100 * r.scalpBared, f(r.halo, "%.1f") as NSString, f(r.texture) as NSString, 100 * r.readsAsHair, 100 * r.ownHairLeft))
+                print(padded(r.photo, 26) + " " + padded(r.style, 14) + String(format: " %10.1f%% %7.1f%% %7@ %8@ %5.1f%% %10.1f%%",
+                      100 * r.scalpBared, 100 * r.faceWidened, f(r.halo, "%.1f") as NSString, f(r.texture) as NSString, 100 * r.readsAsHair, 100 * r.ownHairLeft))
             }
             let summaries = names.compactMap { BelievableEvaluation.summary(rows, style: $0) }
             if json {
@@ -309,7 +309,8 @@ struct EvalBelievable: ParsableCommand {
             }
             for s in summaries {
                 print(padded(s.style, 14) + String(format: " cases %d: scalp bared median %.1f%% (worst %.1f%%, %d ≤ 3%%), halo median %@ (%d ≤ 8), texture median %@ (%d in 0.5–1.6), hair median %.1f%% (%d ≥ 80%%), own hair left median %.1f%% (%d ≤ 5%%)",
-                      s.cases, 100 * s.scalpBaredMedian, 100 * s.scalpBaredWorst, s.scalpMet, f(s.haloMedian, "%.1f") as NSString, s.haloMet,
+                      s.cases, 100 * s.scalpBaredMedian, 100 * s.scalpBaredWorst, s.scalpMet,
+                      100 * s.faceWidenedMedian, 100 * s.faceWidenedWorst, s.widenedMet, f(s.haloMedian, "%.1f") as NSString, s.haloMet,
                       f(s.textureMedian) as NSString, s.textureMet, 100 * s.readsAsHairMedian, s.readsMet, 100 * s.ownHairLeftMedian, s.ownHairMet))
             }
         }
