@@ -1066,14 +1066,3 @@ void cv_soften(float *values, int32_t width, int32_t height, float sigma) {
     cv::GaussianBlur(m, m, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
 }
 
-void cv_fill_convex_hull(uint8_t *mask, int32_t width, int32_t height) {
-    if (!mask || width <= 0 || height <= 0) return;
-    cv::Mat m(height, width, CV_8U, mask);
-    std::vector<std::vector<cv::Point>> contours;
-    cv::findContours(m.clone(), contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
-    std::vector<cv::Point> points, hull;
-    for (const auto &c : contours) points.insert(points.end(), c.begin(), c.end());
-    if (points.size() < 3) return;
-    cv::convexHull(points, hull);
-    cv::fillConvexPoly(m, hull, cv::Scalar(255));
-}

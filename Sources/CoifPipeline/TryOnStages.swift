@@ -88,9 +88,11 @@ extension TryOnEngine {
         let sized = parsed.analyses, persons = parsed.persons, hair = parsed.hair
         let frame = sized[0].frame
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
-            let heads = zip(sized, persons).compactMap { analysis, person -> (person: PersonHead, skull: [UInt8])? in
+            // Every face's head drawn once at the photo's camera; each person's skin region read from it.
+            let labels = HeadRender.labels(sized, head: head)
+            let heads = persons.compactMap { person -> (person: PersonHead, region: [UInt8])? in
                 guard let person else { return nil }
-                return (person, headSilhouette([analysis], head: head))
+                return (person, HeadRegion.skin(person, labels: labels, width: frame.image.width, height: frame.image.height))
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
@@ -115,28 +117,6 @@ extension TryOnEngine {
     package static func otherFaces(_ analyses: [PhotoAnalysis]) -> [FaceBox] {
         guard let first = analyses.first else { return [] }
         return first.faceBoxes.filter { box in !analyses.contains { FaceAnalyzer.overlap($0.chosen.box, box) > 0.5 } }
-    }
-
-    /// Coif's head, posed and sized for each face, filled into one mask of the photo: the skull the new hair
-    /// is fitted to, which above eye level is part of the head the plate fills with skin and cropped hair
-    /// (grown by 12 mm to reach a real skull's temples, it showed as a bald rim above every short style,
-    /// before the scalp was drawn as hair).
-    package static func headSilhouette(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
-        let image = analyses[0].frame.image
-        var triangles: [Float] = []
-        triangles.reserveCapacity(head.indices.count * 2 * analyses.count)
-        for analysis in analyses {
-            let camera = analysis.camera, toCamera = analysis.headToCamera
-            let projected = head.vertices.map { camera.projectInFront(toCamera.transformPoint($0)) }
-            var t = 0
-            while t + 2 < head.indices.count {
-                if let a = projected[Int(head.indices[t])], let b = projected[Int(head.indices[t + 1])], let c = projected[Int(head.indices[t + 2])] {
-                    triangles += [a.x, a.y, b.x, b.y, c.x, c.y]
-                }
-                t += 3
-            }
-        }
-        return HeadSilhouette.mask(width: image.width, height: image.height, triangles: triangles)
     }
 
     /// decode + analyse of one face of a photo file (`.all` gives the largest).

@@ -190,35 +190,28 @@ public enum HairPlate {
         return maxFilter(hair.matte, width: hair.width, height: hair.height, radius: radius)
     }
 
-    /// The plate: `frame`'s photo with `hair` removed: skin inside each of `heads` (the person's face and
-    /// forehead, and the skull: Coif's head as posed and sized for that face, non-zero inside), background
-    /// elsewhere; never over their eyes and brows (landmarks) or what the parse calls
-    /// brows, eyes, glasses, ears, earrings, nose or mouth, where the own hair stays (a fringe over the eyes is
-    /// kept, not painted into an eyeless mask). `scalp`: how much of each pixel was filled on the heads'
-    /// hair-bearing scalp (the skull off the face and the forehead below the natural hairline), which the
-    /// composite covers with close-cropped hair; `skin`: how much of each pixel was filled with skin (where
-    /// the head's shading applies). `others`: the photo's other faces, whose hair is theirs: a hair pixel
-    /// nearer (in face widths) to one of them than to every head is kept, not removed (the parse's crop
-    /// around a face in a couple's photo takes in the partner's hair too). Deterministic for a seed.
-    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, skull: [UInt8])], others: [FaceBox] = [],
+    /// The plate: `frame`'s photo with `hair` removed: skin inside each of `heads` (`region`: where that
+    /// person's skin may go, HeadRegion.skin: the face inside its jaw line and forehead, the drawn head's
+    /// cranium and neck; non-zero inside), background elsewhere; never over their eyes and brows (landmarks)
+    /// or what the parse calls brows, eyes, glasses, ears, earrings, nose or mouth, where the own hair stays (a
+    /// fringe over the eyes is kept, not painted into an eyeless mask). `scalp`: how much of each pixel was
+    /// filled on the heads' hair-bearing scalp (the head off the bare face and the forehead below the natural
+    /// hairline), which the composite covers with close-cropped hair; `skin`: how much of each pixel was filled
+    /// with skin (where the head's shading applies). `others`: the photo's other faces, whose hair is theirs: a
+    /// hair pixel nearer (in face widths) to one of them than to every head is kept, not removed (the parse's
+    /// crop around a face in a couple's photo takes in the partner's hair too). Deterministic for a seed.
+    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, region: [UInt8])], others: [FaceBox] = [],
                             seed: UInt64) throws -> (image: PixelImage, scalp: [Float], skin: [Float]) {
         let image = frame.image
         let width = image.width, height = image.height
-        precondition(hair.matte.count == width * height && heads.allSatisfy { $0.skull.count == width * height })
-        // Skin, per head: the convex hull of its face (inside the jaw line, and the forehead) and its posed
-        // skull above eye level. Coif's skull alone, one fixed shape, cut vertical edges into a real face's
-        // cheeks and neck; cut at eye level it left a shelf beside the temples; the hull runs from the skull's
-        // side to the jaw in one smooth line, as a head's outline does.
+        precondition(hair.matte.count == width * height && heads.allSatisfy { $0.region.count == width * height })
+        // Skin, per head: its region; the bare face (no crop drawn over it) is the face and forehead alone.
         var headMask = [UInt8](repeating: 0, count: width * height), bareMask = headMask
         var featureTriangles: [Float] = [], eyeTriangles: [Float] = []
-        for (person, skull) in heads {
+        for (person, region) in heads {
             let face = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
-            let above = HeadSilhouette.mask(width: width, height: height, triangles: person.skullTriangles)
-            var outline = face
-            for i in outline.indices where skull[i] != 0 && above[i] != 0 { outline[i] = 255 }
-            cv_fill_convex_hull(&outline, Int32(width), Int32(height))
             for i in headMask.indices {
-                if outline[i] != 0 { headMask[i] = 255 }
+                if region[i] != 0 { headMask[i] = 255 }
                 if face[i] != 0 { bareMask[i] = 255 }
             }
             featureTriangles += person.featureTriangles

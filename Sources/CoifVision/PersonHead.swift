@@ -3,8 +3,8 @@
 // forehead up to a natural hairline set by the facial thirds (brows to hairline ≈ 1.1 × brows to the nose's
 // base), the brows and eyes. Coif's posed 3D head is one fixed shape scaled to the person: right for the
 // skull the new hair sits on, wrong for the jaw and cheeks, which this follows. The plate fills skin inside
-// the hull of the face and the posed skull above eye level, and what a judge calls "bared scalp" is measured
-// against this forehead. Limit: 2D, so a face turned far keeps its jaw line but not its cheek's depth.
+// HeadRegion: this face, and the drawn head's cranium and neck. Limit: 2D, so a face turned far keeps its
+// jaw line but not its cheek's depth.
 import CVision
 import CoifCore
 import Foundation
@@ -188,15 +188,6 @@ public struct PersonHead: Sendable {
         return out
     }
 
-    /// Everything above `skullCutUp` (a share of the middle third, from the brows) in the face's frame, as a
-    /// quad far wider and taller than the head: the part of a head silhouette that is skull, not the jaw,
-    /// cheeks and neck (which the face's own outline gives).
-    public var skullTriangles: [Float] {
-        let reach = 20 * halfWidth, cut = Self.skullCutUp * middleThird
-        let a = image(across: -reach, up: cut), b = image(across: reach, up: cut)
-        let c = image(across: reach, up: reach), d = image(across: -reach, up: reach)
-        return [a.x, a.y, b.x, b.y, c.x, c.y, a.x, a.y, c.x, c.y, d.x, d.y]
-    }
     /// Eye level: below it, beside the cheeks, are the ears and what is behind the head.
     public static let skullCutUp: Float = -0.4
 
@@ -246,5 +237,58 @@ public struct PersonHead: Sendable {
     /// The face and forehead (`faceTriangles(margin:)`) as a width×height mask (255 inside).
     public func faceMask(width: Int, height: Int, margin: Float = PersonHead.contourMargin) -> [UInt8] {
         HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin))
+    }
+}
+
+/// Where the plate may paint skin for one person, from their head drawn at the photo's camera (the labels
+/// below, one per pixel) and the landmarks (PersonHead). Three named parts, each the drawn head's own where
+/// it can be and the person's landmarks where the head is a fitted guess:
+///  - the cranium: the drawn head's silhouette above the brows; between the brows and the cheekbones (jaw
+///    points 1 and 15) the temples, narrowing straight from the cranium's width at the brows to the face's at
+///    the cheekbones, so the head's side runs into the cheek without a shelf;
+///  - the face below the cheekbones: inside the landmarks' jaw line only (PersonHead's face): hair that hung
+///    beside the cheeks gives way to what was behind it, not to a wider face (the convex hull of face and
+///    skull that stood here drew an egg from the skull's side to the chin);
+///  - the neck: the drawn head's neck under the jaw, never wider than the jaw at its points 4 and 12
+///    (`neckToJaw`), so a head whose hair hid the neck sits on one, and the neck is not a block.
+public enum HeadRegion {
+    /// The drawn head's labels.
+    public static let none: UInt8 = 0, cranium: UInt8 = 1, lowerFace: UInt8 = 2, neck: UInt8 = 3
+    /// The neck's half-width over half the jaw's width between landmarks 4 and 12 (a neck is a little
+    /// narrower than the jaw above it, seen from the front).
+    public static let neckToJaw: Float = 0.9
+
+    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's).
+    public static func skin(_ person: PersonHead, labels: [UInt8], width: Int, height: Int) -> [UInt8] {
+        precondition(labels.count == width * height)
+        var region = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
+        let grow = 1 + PersonHead.plateContourMargin
+        // The neck's band under the jaw.
+        let jaw4 = person.local(person.jaw[4]), jaw12 = person.local(person.jaw[12])
+        let neckMiddle = (jaw4.across + jaw12.across) / 2, neckHalf = neckToJaw * abs(jaw12.across - jaw4.across) / 2
+        let neckTop = min(jaw4.up, jaw12.up)
+        // The cheekbones' row and the face's sides there (grown as the face's outline is).
+        let cheekRight = person.local(person.jaw[1]), cheekLeft = person.local(person.jaw[15])
+        let cheekUp = min(cheekRight.up, cheekLeft.up)
+        let cheekLow = min(cheekRight.across, cheekLeft.across) * grow, cheekHigh = max(cheekRight.across, cheekLeft.across) * grow
+        // The cranium's sides at the brows' row (up = 0), as drawn.
+        var browLow = cheekLow, browHigh = cheekHigh
+        for i in 0..<(width * height) where labels[i] == cranium {
+            let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
+            if abs(p.up) < 1 { browLow = min(browLow, p.across); browHigh = max(browHigh, p.across) }
+        }
+        for i in 0..<(width * height) where labels[i] == cranium || labels[i] == neck {
+            let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
+            if labels[i] == neck {
+                if abs(p.across - neckMiddle) <= neckHalf && p.up <= neckTop { region[i] = 255 }
+            } else if p.up >= 0 {
+                region[i] = 255
+            } else if p.up > cheekUp {
+                // The temples: from the cranium's width at the brows to the face's at the cheekbones.
+                let s = p.up / cheekUp
+                if p.across >= browLow + (cheekLow - browLow) * s && p.across <= browHigh + (cheekHigh - browHigh) * s { region[i] = 255 }
+            }
+        }
+        return region
     }
 }

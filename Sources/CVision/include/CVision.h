@@ -246,9 +246,6 @@ int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const u
 void cv_carry_parse(const float *matte, const uint8_t *classes, int32_t width, int32_t height,
                     const double *to_keyframe, float *out_matte, uint8_t *out_classes);
 
-// mask (non-zero = in) replaced, in place, by the filled convex hull of its non-zero pixels.
-void cv_fill_convex_hull(uint8_t *mask, int32_t width, int32_t height);
-
 // values blurred in place by a Gaussian of sigma px (edges repeated).
 void cv_soften(float *values, int32_t width, int32_t height, float sigma);
 

@@ -1,0 +1,123 @@
+// HeadRegionTests: where the plate may paint skin comes from the person's head drawn at the photo's camera
+// (HeadRender, HeadRegion), not a hull: below the cheekbones never outside the jaw line, a neck narrower than
+// the jaw, the cranium above; and the fill paints no skin outside that region.
+import CoifCore
+import CoifGroom
+import CoifPipeline
+import CoifVision
+import Foundation
+import XCTest
+
+final class HeadRegionTests: XCTestCase {
+    /// On astronaut.png: the drawn head's region below the cheekbones and above the chin lies inside the jaw
+    /// line grown by 3% of the face's width (the convex hull of face and skull had run from the skull's side to
+    /// the chin: an egg); below the chin it is a neck no wider than the jaw at landmarks 4 and 12; the cranium
+    /// rises well above the hairline.
+    func testHeadRegionFollowsTheJawAndHasANeck() throws {
+        _ = try OwnHairTests.requireModel()
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        let parsed = try engine.parseOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), timing: &timing)
+        let person = try XCTUnwrap(parsed.persons[0])
+        let width = frame.image.width, height = frame.image.height
+        let labels = HeadRender.labels(parsed.analyses, head: engine.head)
+        XCTAssertGreaterThan(labels.filter { $0 == HeadRegion.neck }.count, 500, "the drawn head has a neck")
+        let region = HeadRegion.skin(person, labels: labels, width: width, height: height)
+        // The jaw line grown by 3% of the face's width, as a polygon about the nose (27).
+        let hub = parsed.analyses[0].chosen.landmarks[27]
+        let grow = 0.03 * 2 * person.halfWidth
+        let jaw = person.jaw.map { p -> Vec2 in
+            let d = p - hub
+            return p + d / (d * d).sum().squareRoot() * grow
+        }
+        func insideJaw(_ p: Vec2) -> Bool {
+            // Inside the fan of triangles (hub, jaw[k], jaw[k+1]).
+            for k in 0..<16 {
+                let a = jaw[k], b = jaw[k + 1]
+                func side(_ u: Vec2, _ v: Vec2) -> Float { (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x) }
+                let s0 = side(hub, a), s1 = side(a, b), s2 = side(b, hub)
+                if (s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0) { return true }
+            }
+            return false
+        }
+        let cheek = min(person.local(person.jaw[1]).up, person.local(person.jaw[15]).up)
+        let chin = person.local(person.jaw[8]).up
+        let neckHalf = abs(person.local(person.jaw[12]).across - person.local(person.jaw[4]).across) / 2
+        var outsideJaw = 0, lower = 0, neck = 0, wideNeck = 0, top: Float = 0
+        for i in region.indices where region[i] != 0 {
+            let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            let local = person.local(p)
+            if local.up < cheek - 2 && local.up > chin {
+                lower += 1
+                if !insideJaw(p) { outsideJaw += 1 }
+            } else if local.up < chin - 0.2 * person.middleThird {
+                neck += 1
+                if abs(local.across) > neckHalf + 2 { wideNeck += 1 }
+            }
+            top = max(top, local.up)
+        }
+        print("HeadRegionTests: lower face \(lower) px, \(outsideJaw) outside the jaw; neck \(neck) px, \(wideNeck) wider than the jaw; top \(top / person.middleThird) middle thirds above the brows")
+        XCTAssertGreaterThan(lower, 1000)
+        XCTAssertLessThan(Double(outsideJaw), 0.002 * Double(lower), "skin below the cheekbones stays inside the jaw line")
+        XCTAssertGreaterThan(neck, 300, "the region carries a neck under the chin")
+        XCTAssertEqual(wideNeck, 0, "the neck is no wider than the jaw at landmarks 4 and 12")
+        // A skull's top stands ~1.7–2 middle thirds above the brows; the face and forehead alone reach 1.1.
+        XCTAssertGreaterThan(top, 1.5 * person.middleThird, "the cranium rises above the hairline")
+    }
+
+    /// A synthetic head over a textured blue background, hair all around it: the fill paints skin only inside
+    /// the head's region; every removed pixel outside it is background-coloured, none skin-coloured.
+    func testFillPaintsNoSkinOutsideTheHead() throws {
+        let side = 320
+        let engine = try Fixtures.sharedEngine()
+        // The head's 68 points, seen from the front: head space (mm, y up) to pixels, 1.2 px a mm.
+        let landmarks = engine.head.landmarks68.map { Vec2(160 + 1.2 * $0.x, 150 - 1.2 * ($0.y - engine.head.landmarks68[30].y)) }
+        let person = try XCTUnwrap(PersonHead(landmarks: landmarks))
+        let face = person.faceMask(width: side, height: side, margin: PersonHead.plateContourMargin)
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        var random = SeededRandom(seed: 7)
+        let skin: [Float] = [214, 170, 140], blue: [Float] = [50, 90, 170]
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let centre = Vec2(160, 130), d = Vec2(Float(x), Float(y)) - centre
+                let r = (d * d).sum().squareRoot()
+                if face[i] != 0 {
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8(skin[c]) }
+                    classes[i] = OwnHair.skin
+                } else if r < 130 {
+                    // Hair all round the face.
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8([40, 30, 25][c]) }
+                    classes[i] = OwnHair.hair
+                    matte[i] = 1
+                } else {
+                    let n = Float(random.next() % 61) - 30
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(blue[c] + n, 0), 255)) }
+                }
+            }
+        }
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic head"), hair: hair, heads: [(person, face)], seed: 1).image
+        // Outside the region grown by the plate's softening (a few px), no removed pixel is nearer skin than blue.
+        var grown = face
+        for y in 0..<side {
+            for x in 0..<side where face[y * side + x] != 0 {
+                for v in max(0, y - 4)...min(side - 1, y + 4) { for u in max(0, x - 4)...min(side - 1, x + 4) { grown[v * side + u] = 255 } }
+            }
+        }
+        var skinLike = 0, judged = 0
+        for i in 0..<(side * side) where matte[i] > 0 && grown[i] == 0 {
+            let p = (0..<3).map { Float(plate.pixels[3 * i + $0]) }
+            let toSkin = zip(p, skin).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+            let toBlue = zip(p, blue).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+            judged += 1
+            if toSkin < toBlue { skinLike += 1 }
+        }
+        XCTAssertGreaterThan(judged, 10_000)
+        XCTAssertEqual(skinLike, 0, "skin-coloured pixels painted outside the head")
+    }
+}
