@@ -477,7 +477,7 @@ struct QuiltRecord {
 // The plate at the photo's own size (cv_hair_fill's contract; it calls this at most kPlateSidePx on the long side).
 // `record`, when given, receives the background's tiles (empty where none were laid).
 int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-               const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp,
+               const uint8_t *head, const uint8_t *bare, const float *shade, uint64_t seed, uint8_t *out_rgb, float *out_scalp,
                QuiltRecord *record = nullptr) {
     std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
     if (out_scalp) std::fill(out_scalp, out_scalp + size_t(width) * height, 0.0f);
@@ -533,6 +533,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             uint8_t *s = skinSource.ptr<uint8_t>(y);
             for (int x = 0; x < box.width; ++x) s[x] = isSkinClass(c[x]) || c[x] == CV_PARSE_NECK ? 255 : 0;
         }
+        // The visible skin that borders the hole (the band the sources keep away from, where the hair's shadow
+        // and the fill meet): the seam the skin fill is joined to (below).
+        cv::Mat skinRim = skinSource & (fromHair > 1.0f) & (fromHair <= float(band + 2));
         skinSource &= notRemoving;
         // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
         // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
@@ -542,8 +545,13 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
                 uint8_t *s = skinSource.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x)
+                uint8_t *r = skinRim.ptr<uint8_t>(y);
+                for (int x = 0; x < box.width; ++x) {
                     if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
+                    // The seam keeps the skin's highlights (a lit forehead beside a fringe): only what is darker
+                    // than skin (a strand the parse calls skin) is not the skin the fill must meet.
+                    if (r[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 4.0f, 0.01f)) r[x] = 0;
+                }
             }
         }
         // Background sources that look like the removed hair, near it, are its wisps, which the parse missed
@@ -794,8 +802,54 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
 
         cv::Mat skinWeight;
         skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
+        // Lit skin: where the head's shading under the photo's light is known (`shade`, the skin's predicted
+        // luminance at the drawn head's normal over its mean on the face), the fill continues the skin's colour
+        // over its shading (an albedo, up to one factor) and is shaded again where it lands: the forehead and
+        // temples a fringe hid turn from the light as the head does, and at the rim the fill is the visible
+        // skin's own colour (the ratio continued is continuous), so no step in tone where it joins.
+        cv::Mat shadeBox;
+        if (shade) {
+            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
+            if (cv::countNonZero(drawn > 0) > 0) {
+                // Off the drawn head (0) the shading continues the head's own, smoothly: a divisor that jumped to
+                // 1 at the mesh's outline drew its edge into the skin as a line. Softened over 1/100 of the box,
+                // so the mesh's facets do not show as bands.
+                cv::Mat known;
+                cv::Mat(drawn > 0).convertTo(known, CV_32F, 1.0 / 255);
+                cv::Mat value;
+                cv::merge(std::vector<cv::Mat>{drawn, drawn, drawn}, value);
+                cv::Mat filled = smoothFill(value, known, 128), channels[3];
+                cv::split(filled, channels);
+                shadeBox = drawn.clone();
+                channels[0].copyTo(shadeBox, drawn <= 0);
+                cv::GaussianBlur(shadeBox, shadeBox, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 100.0));
+                cv::max(shadeBox, 0.1f, shadeBox);
+            }
+        }
+        cv::Mat skinAlbedo = linear;  // shares `linear`'s pixels; a new matrix where divided
+        if (!shadeBox.empty()) {
+            cv::Mat shade3, albedo;
+            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
+            cv::divide(linear, shade3, albedo);
+            skinAlbedo = albedo;
+        }
         // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
-        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(linear, skinWeight, 256) : backgroundFill.clone();
+        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(skinAlbedo, skinWeight, 256) : backgroundFill.clone();
+        if (!shadeBox.empty() && cv::countNonZero(skinSource) > 0) {
+            cv::Mat shade3;
+            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
+            skinFill = skinFill.mul(shade3);
+        }
+        // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
+        // guidance field): the difference between the visible skin and the fill along the seam is continued
+        // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
+        // skin and inward it keeps its own shading. Without it, the fill, continued from sources a band away
+        // from the hair, met skin darkened by the hair's shadow with a step (astronaut's forehead: 11 levels).
+        if (cv::countNonZero(skinRim) > 0 && cv::countNonZero(skinSource) > 0) {
+            cv::Mat rimWeight, difference = linear - skinFill;
+            skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
+            skinFill += smoothFill(difference, rimWeight, kPlateSidePx);
+        }
         // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
         // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
         const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
@@ -845,8 +899,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 200.0));
         if (record && !record->plan.empty() && !tileShare.empty()) record->weight = tileShare.mul(1 - headWeight);
         else if (record) record->plan.clear();
-        // Skin that continues over the skull is lit as a rounded surface is: darker toward the silhouette,
-        // where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
+        // Without `shade`, skin that continues over the skull is lit as a rounded surface is: darker toward the
+        // silhouette, where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
         cv::Mat inside;
         cv::distanceTransform(headBox, inside, cv::DIST_L2, 3);
         const float falloff = std::max(2.0f, float(std::max(box.width, box.height)) / 25);
@@ -886,7 +940,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 // top doubled its variance (astronaut's forehead read as sandpaper at 4×).
                 const float skinGrainHere = !skinLaid.empty() && skinLaid.at<uint8_t>(y, x) ? 0.5f * skinGrain : skinGrain;
                 const float grain = (hw[x] * skinGrainHere + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
-                const float turn = 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff);
+                // Without the head's shading, a rounded surface's: darker toward the silhouette.
+                const float turn = shadeBox.empty() ? 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff) : 1.0f;
                 cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
                 // Grain as the sources carry it, in luminance (added to every channel alike).
                 fill += cv::Vec3f(grain, grain, grain);
@@ -932,9 +987,9 @@ cv::Mat finerDetail(const cv::Mat &photo, const cv::Mat &small, double scale, co
 }  // namespace
 
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
+                     const uint8_t *head, const uint8_t *bare, const float *shade, uint64_t seed, uint8_t *out_rgb, float *out_scalp) {
     if (!rgb || width <= 0 || height <= 0 || !classes || !remove || !head || !bare || !out_rgb) return 1;
-    if (std::max(width, height) <= kPlateSidePx) return fillAt(rgb, width, height, classes, remove, head, bare, seed, out_rgb, out_scalp);
+    if (std::max(width, height) <= kPlateSidePx) return fillAt(rgb, width, height, classes, remove, head, bare, shade, seed, out_rgb, out_scalp);
     // A larger photo is filled at kPlateSidePx on its long side and the fill resized back: the fill is smooth
     // fields and copied texture, and at full size a 10-megapixel portrait's plate took 9 s (its full-size
     // resamplings and buffers), where the parse it follows sees the head at 512 px.
@@ -943,16 +998,17 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         const cv::Size full(width, height), small(std::max(1, int(std::lround(width * scale))), std::max(1, int(std::lround(height * scale))));
         cv::Mat photo(full, CV_8UC3, const_cast<uint8_t *>(rgb)), removeMap(full, CV_32F, const_cast<float *>(remove));
         const cv::Mat classMap(full, CV_8U, const_cast<uint8_t *>(classes));
-        cv::Mat photoSmall, classesSmall, removeSmall, headSmall, bareSmall;
+        cv::Mat photoSmall, classesSmall, removeSmall, headSmall, bareSmall, shadeSmall;
         cv::resize(photo, photoSmall, small, 0, 0, cv::INTER_AREA);
         cv::resize(classMap, classesSmall, small, 0, 0, cv::INTER_NEAREST);
         cv::resize(removeMap, removeSmall, small, 0, 0, cv::INTER_AREA);
         cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(head)), headSmall, small, 0, 0, cv::INTER_NEAREST);
         cv::resize(cv::Mat(full, CV_8U, const_cast<uint8_t *>(bare)), bareSmall, small, 0, 0, cv::INTER_NEAREST);
+        if (shade) cv::resize(cv::Mat(full, CV_32F, const_cast<float *>(shade)), shadeSmall, small, 0, 0, cv::INTER_NEAREST);
         cv::Mat filledSmall(small, CV_8UC3), scalpSmall(small, CV_32F, cv::Scalar(0));
         QuiltRecord quilt;
         const int32_t status = fillAt(photoSmall.data, small.width, small.height, classesSmall.data, removeSmall.ptr<float>(),
-                                      headSmall.data, bareSmall.data, seed, filledSmall.data, out_scalp ? scalpSmall.ptr<float>() : nullptr,
+                                      headSmall.data, bareSmall.data, shade ? shadeSmall.ptr<float>() : nullptr, seed, filledSmall.data, out_scalp ? scalpSmall.ptr<float>() : nullptr,
                                       &quilt);
         if (status != 0) return status;
         if (out_scalp) {

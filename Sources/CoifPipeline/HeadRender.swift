@@ -1,39 +1,71 @@
 // HeadRender: the person's head drawn at the photo's camera. Coif's head mesh (cranium, face, jaw and neck,
 // from the project's generator), posed by the face's pose and sized to the person (HeadSizing), rasterised
-// with a depth test into a label buffer: which part of the head each pixel sees. The plate takes where skin
-// may go from this silhouette (HeadRegion), not from a convex hull around the face and the skull: a hull
-// drew an egg from the skull's side to the chin, and no neck at all.
+// with a depth test into a label buffer (which part of the head each pixel sees) and a shading buffer (the
+// skin's luminance at the head's interpolated normal under the light read from the face, over its mean on
+// the face). The plate takes where skin may go from this silhouette (HeadRegion), not from a convex hull
+// around the face and the skull (which drew an egg from the skull's side to the chin, and no neck), and lights
+// the skin it fills with the shading.
 //
 // On the CPU: the plate runs before the GPU pass and on photos up to 12 MP, and the mesh is a few thousand
 // triangles, so a scan-line rasteriser over the head's box costs about a millisecond at 512² and no context.
 import CoifCore
 import CoifGroom
+import CoifRender
 import CoifVision
 
 package enum HeadRender {
-    /// Draws every analysed face's posed head into one photo-sized label buffer (HeadRegion's labels; 0 off
-    /// every head). Where two heads overlap, the nearer one's label wins (one depth buffer for all).
-    package static func labels(_ analyses: [PhotoAnalysis], head: HeadModel) -> [UInt8] {
+    /// The buffers, photo-sized: `labels` (HeadRegion's; 0 off every head) and `shade` (0 where unknown: off
+    /// the heads, or a face showing too little skin to read the light).
+    package struct Buffers: Sendable {
+        package var labels: [UInt8]
+        package var shade: [Float]
+    }
+
+    /// The range the shading is kept to, relative to the face's mean: order-1 harmonics fitted on the face's
+    /// front extrapolate to the skull's sides and top, where a clamp keeps a dim or blown-out fit in reason.
+    static let shadeRange: ClosedRange<Float> = 0.6...1.3
+
+    /// Draws every analysed face's posed head into one pair of photo-sized buffers. Where two heads overlap,
+    /// the nearer one wins (one depth buffer for all). `analyses` carry the own hair's parse, which says where
+    /// the face's skin is for reading the light.
+    package static func draw(_ analyses: [PhotoAnalysis], head: HeadModel) -> Buffers {
         let image = analyses[0].frame.image
         let width = image.width, height = image.height
-        var labels = [UInt8](repeating: HeadRegion.none, count: width * height)
+        var buffers = Buffers(labels: [UInt8](repeating: HeadRegion.none, count: width * height),
+                              shade: [Float](repeating: 0, count: width * height))
         var depth = [Float](repeating: .infinity, count: width * height)
         let parts = partOfEachTriangle(head)
+        let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.headToCamera
             let inCamera = head.vertices.map { toCamera.transformPoint($0) }
             let projected = inCamera.map { camera.projectInFront($0) }
+            // The skin's luminance as order-1 harmonics of the normal (PhotoLightEstimate), over its mean on
+            // the face's own skin samples.
+            let samples = PhotoLightEstimate.skinSamples(analysis, head: head, normals: normals)
+            var luminance: SIMD4<Float>?
+            if let estimate = PhotoLightEstimate.estimate(samples) {
+                let h = estimate.harmonics
+                let l = h[0] * PhotoLightEstimate.rec709Luminance.x + h[1] * PhotoLightEstimate.rec709Luminance.y
+                    + h[2] * PhotoLightEstimate.rec709Luminance.z
+                let mean = samples.reduce(Float(0)) { $0 + l.x + l.y * $1.normal.x + l.z * $1.normal.y + l.w * $1.normal.z } / Float(samples.count)
+                if mean > 0 { luminance = l / mean }
+            }
+            let normalsInCamera = zip(head.vertices, normals).enumerated().map { k, pair in
+                normalize(toCamera.transformPoint(pair.0 + pair.1) - inCamera[k])
+            }
             var t = 0
             while t + 2 < head.indices.count {
                 let i0 = Int(head.indices[t]), i1 = Int(head.indices[t + 1]), i2 = Int(head.indices[t + 2])
                 if let a = projected[i0], let b = projected[i1], let c = projected[i2] {
-                    rasterise(a, b, c, depths: (inCamera[i0].z, inCamera[i1].z, inCamera[i2].z), label: parts[t / 3],
-                              width: width, height: height, labels: &labels, depth: &depth)
+                    rasterise(a, b, c, depths: (inCamera[i0].z, inCamera[i1].z, inCamera[i2].z),
+                              normals: (normalsInCamera[i0], normalsInCamera[i1], normalsInCamera[i2]), luminance: luminance,
+                              label: parts[t / 3], width: width, height: height, buffers: &buffers, depth: &depth)
                 }
                 t += 3
             }
         }
-        return labels
+        return buffers
     }
 
     /// Each triangle's part of the head, by its centroid in head space: below the chin (landmark 8) the neck;
@@ -54,10 +86,10 @@ package enum HeadRender {
         return parts
     }
 
-    /// One triangle, pixel centres inside it (top-left rule by half-open edge tests), depth interpolated as
-    /// 1/z (perspective-correct) and tested: the nearest surface's label is kept.
-    static func rasterise(_ a: Vec2, _ b: Vec2, _ c: Vec2, depths: (Float, Float, Float), label: UInt8,
-                          width: Int, height: Int, labels: inout [UInt8], depth: inout [Float]) {
+    /// One triangle, pixel centres inside it (half-open edge tests), depth interpolated as 1/z and tested: the
+    /// nearest surface's label is kept, and its shading from the normal interpolated perspective-correctly.
+    static func rasterise(_ a: Vec2, _ b: Vec2, _ c: Vec2, depths: (Float, Float, Float), normals: (Vec3, Vec3, Vec3),
+                          luminance: SIMD4<Float>?, label: UInt8, width: Int, height: Int, buffers: inout Buffers, depth: inout [Float]) {
         let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
         guard abs(area) > 1e-6 else { return }
         let x0 = max(0, Int((min(a.x, b.x, c.x) - 0.5).rounded(.up))), x1 = min(width - 1, Int((max(a.x, b.x, c.x) - 0.5).rounded(.down)))
@@ -72,11 +104,19 @@ package enum HeadRender {
                 let w1 = ((c.x - px) * (a.y - py) - (c.y - py) * (a.x - px)) / area
                 let w2 = 1 - w0 - w1
                 guard w0 >= 0, w1 >= 0, w2 >= 0 else { continue }
-                let z = 1 / (w0 * inverse.0 + w1 * inverse.1 + w2 * inverse.2)
+                let perspective = (w0 * inverse.0, w1 * inverse.1, w2 * inverse.2)
+                let sum = perspective.0 + perspective.1 + perspective.2
+                let z = 1 / sum
                 let i = y * width + x
-                if z < depth[i] {
-                    depth[i] = z
-                    labels[i] = label
+                guard z < depth[i] else { continue }
+                depth[i] = z
+                buffers.labels[i] = label
+                if let l = luminance {
+                    let n = normalize((normals.0 * perspective.0 + normals.1 * perspective.1 + normals.2 * perspective.2) / sum)
+                    let shade = l.x + l.y * n.x + l.z * n.y + l.w * n.z
+                    buffers.shade[i] = min(max(shade, shadeRange.lowerBound), shadeRange.upperBound)
+                } else {
+                    buffers.shade[i] = 0
                 }
             }
         }

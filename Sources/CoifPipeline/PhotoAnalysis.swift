@@ -30,7 +30,7 @@ public struct PhotoAnalysis: Sendable {
     /// The person's hair-bearing scalp the plate filled, drawn as close-cropped hair of the new colour under
     /// the new style (see `ScalpHair`).
     public var scalpHair: ScalpHair?
-    /// How much of each photo pixel the plate filled with skin (0…1): where the head's shading applies.
+    /// How much of each photo pixel the plate filled with skin (0…1), lit by the drawn head (HeadRender).
     public var filledSkin: [Float]?
     /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
     public var sizing: HeadSizing = .unscaled

@@ -87,24 +87,6 @@ public struct PhotoLightEstimate: Sendable, Equatable {
         return samples
     }
 
-    /// The mean over the face's skin normals of the luminance `lighting` puts on a surface (key and fill at
-    /// their cosines, plus ambient): what the skin-shadow pass's shading (its G) is divided by, so the skin
-    /// the plate filled in is shaded relative to the face it was sampled from. Independent of the crop.
-    /// nil when too few skin vertices land on the face.
-    /// - Parameter samples: `skinSamples` of the face (taken once a still, for this and `estimate`).
-    static func meanSkinShading(_ samples: [SkinSample], lighting: Lighting) -> Float? {
-        guard samples.count >= minimumSamples else { return nil }
-        let key = dot(lighting.keyRadiance, rec709Luminance), fill = dot(lighting.fillRadiance, rec709Luminance)
-        let ambient = dot(lighting.ambientRadiance, rec709Luminance)
-        let keyDirection = normalize(lighting.keyDirection), fillDirection = normalize(lighting.fillDirection)
-        var sum: Float = 0
-        for sample in samples {
-            let n = PinholeCamera.flipCameraAndView(sample.normal)
-            sum += ambient + key * max(dot(n, keyDirection), 0) + fill * max(dot(n, fillDirection), 0)
-        }
-        return sum / Float(samples.count)
-    }
-
     /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
     /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
     public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {

@@ -66,8 +66,8 @@ extension TryOnEngine {
             let region = holdingScalpHair(try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0),
                                           job: job, analysis: first)
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            // The face's skin, read once for the light and for the filled skin's shading (when either is wanted).
-            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(first, timing: &timing) : []
+            // The face's skin, read once for the light (when it is wanted).
+            let skin = job.lightsFromPhoto ? faceSkin(first, timing: &timing) : []
             let look = look(job, skin: skin, timing: &timing)
             try drawLayer(scene, analysis: first, region: region, look: look, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
@@ -76,7 +76,6 @@ extension TryOnEngine {
                 let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: layer, region: region)
                 return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
                                             lightLeft: shadowed ? skinLight : nil,
-                                            filledSkin: shadowed && job.removesOwnHair ? filledSkinShading(first, skin: skin, lighting: look.lighting) : nil,
                                             scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
@@ -101,10 +100,7 @@ extension TryOnEngine {
         let region = holdingScalpHair(try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
             .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }, job: job, analysis: first)
         var accumulated = HairLayer(width: region.width, height: region.height)
-        // Every face's hair shadow on its own skin, multiplied (R); and the filled skin's shading (G): each
-        // face's head shading under its own light over its own skin's mean (as one face's is), the nearest
-        // head's where heads overlap (the loop runs farthest first), 0 where no head is or where a face
-        // shows too little skin to normalise by (no shading there).
+        // Every face's hair shadow on its own skin, multiplied (R).
         var lightLeft: HairLayer?
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
@@ -113,7 +109,7 @@ extension TryOnEngine {
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            let skin = job.lightsFromPhoto || job.removesOwnHair ? faceSkin(analysis, timing: &timing) : []
+            let skin = job.lightsFromPhoto ? faceSkin(analysis, timing: &timing) : []
             let faceLook = look(job, skin: skin, timing: &timing)
             try drawLayer(scene, analysis: analysis, region: region, look: faceLook, timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail }
@@ -123,12 +119,7 @@ extension TryOnEngine {
                     for p in 0..<(region.width * region.height) { all.rgba[p * 4] = 1 }
                     lightLeft = all
                 }
-                let fillScale = job.removesOwnHair ? filledSkinShading(analysis, skin: skin, lighting: faceLook.lighting)?.scale ?? 0 : 0
-                for p in 0..<(region.width * region.height) {
-                    lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4]
-                    let shading = skinLight.rgba[p * 4 + 1]
-                    if shading > 0 { lightLeft!.rgba[p * 4 + 1] = shading * fillScale }
-                }
+                for p in 0..<(region.width * region.height) { lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4] }
             }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
@@ -147,10 +138,8 @@ extension TryOnEngine {
         let images = timing.measure(.composite) { () -> CompositeImages in
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
             let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: accumulated, region: region)
-            // G already holds each face's shading over its own skin's mean: the scale is 1.
-            let filledSkin = job.removesOwnHair ? first.filledSkin.map { FilledSkinShading(weights: $0, scale: 1) } : nil
             return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
-                                        lightLeft: lightLeft, filledSkin: filledSkin,
+                                        lightLeft: lightLeft,
                                         scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
@@ -259,14 +248,6 @@ extension TryOnEngine {
     /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
     func faceSkin(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> [PhotoLightEstimate.SkinSample] {
         timing.measure(.scene) { PhotoLightEstimate.skinSamples(analysis, head: head, normals: headNormals) }
-    }
-
-    /// Shading for the skin the plate filled in flat where `analysis`'s own hair was: the head's shading
-    /// under `lighting` (the skin target's G) over its mean on the face's own `skin`, weighted by how much of
-    /// each pixel the plate filled with skin. nil without a plate or when too little skin shows to take the mean.
-    func filledSkinShading(_ analysis: PhotoAnalysis, skin: [PhotoLightEstimate.SkinSample], lighting: Lighting) -> FilledSkinShading? {
-        guard let filled = analysis.filledSkin, let mean = PhotoLightEstimate.meanSkinShading(skin, lighting: lighting), mean > 0 else { return nil }
-        return FilledSkinShading(weights: filled, scale: 1 / mean)
     }
 
     /// The job's look, lit as the face whose `skin` this is when the job asks for the photo's light and the

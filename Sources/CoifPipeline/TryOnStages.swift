@@ -88,13 +88,14 @@ extension TryOnEngine {
         let sized = parsed.analyses, persons = parsed.persons, hair = parsed.hair
         let frame = sized[0].frame
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
-            // Every face's head drawn once at the photo's camera; each person's skin region read from it.
-            let labels = HeadRender.labels(sized, head: head)
+            // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
+            // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
+            let drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
             let heads = persons.compactMap { person -> (person: PersonHead, region: [UInt8])? in
                 guard let person else { return nil }
-                return (person, HeadRegion.skin(person, labels: labels, width: frame.image.width, height: frame.image.height))
+                return (person, HeadRegion.skin(person, labels: drawn.labels, width: frame.image.width, height: frame.image.height))
             }
-            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, others: otherFaces(sized), seed: seed)
+            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
         }
         let scalpHair = timing.measure(.plate) {

@@ -19,20 +19,6 @@ public struct CompositeImages: Sendable {
     public var matte: PixelImage
 }
 
-/// The skin the plate filled in where the person's own hair was (flat: its colour comes from the skin
-/// around it) gets the head's shading under the photo's light: `lightLeft`'s G over its mean on the face's
-/// own skin (`scale` = 1 / that mean), clamped to 0.6…1.3, blended in by how much of the pixel was filled.
-public struct FilledSkinShading: Sendable {
-    /// How much of each photo pixel the plate filled (the own hair's matte), 0…1, photo-sized.
-    public var weights: [Float]
-    public var scale: Float
-    public init(weights: [Float], scale: Float) {
-        self.weights = weights
-        self.scale = scale
-    }
-    static let range: ClosedRange<Float> = 0.6...1.3
-}
-
 /// The person's hair-bearing scalp that the plate filled where the new style does not reach (temples, sides,
 /// crown below its hairline): drawn as close-cropped hair of the new hair's own mean colour, so a short
 /// style's hairline is the person's, not a bald cap above it. `weights`: how much of each photo pixel is
@@ -88,11 +74,9 @@ public struct Compositor: Sendable {
     ///   and matte images stay clean.
     /// - Parameter lightLeft: the hair's shadow on the skin, the layer's size: R is the share of the photo's
     ///   light left at each pixel (HairRenderer.readSkinLight), applied under the hair.
-    /// - Parameter filledSkin: shading for the skin the plate filled in; needs `lightLeft` (its G).
     public func composite(layer: HairLayer, at rect: PixelRect, over photo: PixelImage, grain: Grain? = nil,
-                          lightLeft: HairLayer? = nil, filledSkin: FilledSkinShading? = nil, scalpHair: ScalpHair? = nil) -> CompositeImages {
+                          lightLeft: HairLayer? = nil, scalpHair: ScalpHair? = nil) -> CompositeImages {
         precondition(lightLeft.map { $0.width == layer.width && $0.height == layer.height } ?? true)
-        precondition(filledSkin.map { $0.weights.count == photo.width * photo.height } ?? true)
         precondition(photo.channels == 3 && rect.width == layer.width && rect.height == layer.height)
         precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= photo.width && rect.y + rect.height <= photo.height)
         var composite = photo
@@ -100,8 +84,6 @@ public struct Compositor: Sendable {
         var matte = PixelImage(width: photo.width, height: photo.height, channels: 1)
         let photoWidth = photo.width
         let lightLeftPixels = lightLeft?.rgba ?? []
-        let fillWeights = lightLeft != nil ? filledSkin?.weights ?? [] : []
-        let fillScale = filledSkin?.scale ?? 1
         precondition(scalpHair.map { $0.weights.count == photo.width * photo.height } ?? true)
         // The new hair's mean colour (linear, straight) over its solid pixels: what the cropped scalp hair wears.
         var cropped = SIMD3<Float>(repeating: 0), solid: Float = 0
@@ -118,7 +100,6 @@ public struct Compositor: Sendable {
         if solid > 0 { cropped *= ScalpHair.shade / solid }
         decodeTable.withUnsafeBufferPointer { table in
           scalpWeights.withUnsafeBufferPointer { scalp in
-            fillWeights.withUnsafeBufferPointer { fill in
                 lightLeftPixels.withUnsafeBufferPointer { leftPixels in
                     layer.rgba.withUnsafeBufferPointer { rgba in
                         composite.pixels.withUnsafeMutableBufferPointer { out in
@@ -128,12 +109,7 @@ public struct Compositor: Sendable {
                                         for column in 0..<rect.width {
                                             let l = row * rect.width + column                          // in the layer
                                             let i = (rect.y + row) * photoWidth + rect.x + column   // in the photo
-                                            var left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
-                                            if !fill.isEmpty, fill[i] > 0, leftPixels[l * 4 + 1] > 0 {  // G 0: no head there
-                                                let shading = min(max(leftPixels[l * 4 + 1] * fillScale, FilledSkinShading.range.lowerBound),
-                                                                  FilledSkinShading.range.upperBound)
-                                                left *= 1 + fill[i] * (shading - 1)
-                                            }
+                                            let left = leftPixels.isEmpty ? 1 : min(max(leftPixels[l * 4], 0), 1)
                                             // Below half an 8-bit step the hair is invisible: none of it (nor its colour)
                                             // reaches the composite, so a recolour changes nothing outside the matte;
                                             // where its shadow is invisible too, the photo's bytes are kept.
@@ -168,7 +144,6 @@ public struct Compositor: Sendable {
                         }
                     }
                 }
-            }
           }
         }
         return CompositeImages(composite: composite, hair: hair, matte: matte)

@@ -169,7 +169,7 @@ struct KeyShadowUniforms {
 
 /// The hair's shadow on the skin: the head drawn where it is, in the photo's camera, into `target`, each
 /// pixel the share of the skin's light left where the new hair stands between it and the key light (R; 1
-/// off the head) and the skin's shading under the frame's lights (G; 0 off the head). The composite
+/// off the head). The composite
 /// multiplies the photo by it under the hair layer. Stills only; after the key light's pass.
 public struct SkinShadowPass: RenderPass {
     public var target: RenderTarget
@@ -185,7 +185,7 @@ public struct SkinShadowPass: RenderPass {
     public func run(in context: RenderPassContext) throws {
         let p = context.programs.skinShadow
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
-        // Off the head: all the light left (R 1), no shading (G 0).
+        // Off the head: all the light left (R 1).
         context.gpu.clear(color: Vec4(1, 0, 0, 1), depth: 1)
         p.keyShadow.set(shadow)
         occluder.mesh.draw()

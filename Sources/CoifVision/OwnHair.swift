@@ -199,9 +199,11 @@ public enum HairPlate {
     /// hairline), which the composite covers with close-cropped hair; `skin`: how much of each pixel was filled
     /// with skin (where the head's shading applies). `others`: the photo's other faces, whose hair is theirs: a
     /// hair pixel nearer (in face widths) to one of them than to every head is kept, not removed (the parse's
-    /// crop around a face in a couple's photo takes in the partner's hair too). Deterministic for a seed.
-    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, region: [UInt8])], others: [FaceBox] = [],
-                            seed: UInt64) throws -> (image: PixelImage, scalp: [Float], skin: [Float]) {
+    /// crop around a face in a couple's photo takes in the partner's hair too). `shade`: the heads' shading
+    /// under the photo's light over the face's mean (HeadRender; 0 where unknown), which lights the skin the
+    /// fill continues. Deterministic for a seed.
+    public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, region: [UInt8])], shade: [Float]? = nil,
+                            others: [FaceBox] = [], seed: UInt64) throws -> (image: PixelImage, scalp: [Float], skin: [Float]) {
         let image = frame.image
         let width = image.width, height = image.height
         precondition(hair.matte.count == width * height && heads.allSatisfy { $0.region.count == width * height })
@@ -256,8 +258,12 @@ public enum HairPlate {
         keepOthersHair(&remove, width: width, heads: heads.map(\.person), others: others)
         var out = [UInt8](repeating: 0, count: image.pixels.count)
         var scalp = [Float](repeating: 0, count: width * height)
+        precondition(shade.map { $0.count == width * height } ?? true)
         let status = image.pixels.withUnsafeBufferPointer { rgb in
-            cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask, seed, &out, &scalp)
+            (shade ?? []).withUnsafeBufferPointer { shading in
+                cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask,
+                             shade == nil ? nil : shading.baseAddress, seed, &out, &scalp)
+            }
         }
         guard status == 0 else { throw CoifError.internalError("own hair: the fill failed (\(status))") }
         for (person, _) in heads { drawBrows(person, photo: image.pixels, hair: hair, removed: remove, width: width, height: height, into: &out) }

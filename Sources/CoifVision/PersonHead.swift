@@ -249,8 +249,8 @@ public struct PersonHead: Sendable {
 ///  - the face below the cheekbones: inside the landmarks' jaw line only (PersonHead's face): hair that hung
 ///    beside the cheeks gives way to what was behind it, not to a wider face (the convex hull of face and
 ///    skull that stood here drew an egg from the skull's side to the chin);
-///  - the neck: the drawn head's neck under the jaw, never wider than the jaw at its points 4 and 12
-///    (`neckToJaw`), so a head whose hair hid the neck sits on one, and the neck is not a block.
+///  - the neck: the drawn head's neck and underside below the jaw's points 4 and 12, never wider than the jaw
+///    there (`neckToJaw`), so a head whose hair hid the neck sits on one, and the neck is not a block.
 public enum HeadRegion {
     /// The drawn head's labels.
     public static let none: UInt8 = 0, cranium: UInt8 = 1, lowerFace: UInt8 = 2, neck: UInt8 = 3
@@ -277,9 +277,11 @@ public enum HeadRegion {
             let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
             if abs(p.up) < 1 { browLow = min(browLow, p.across); browHigh = max(browHigh, p.across) }
         }
-        for i in 0..<(width * height) where labels[i] == cranium || labels[i] == neck {
+        for i in 0..<(width * height) where labels[i] != none {
             let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
-            if labels[i] == neck {
+            if labels[i] != cranium {
+                // The drawn head's underside below the jaw line (the lower face's, above the chin's height) joins
+                // the neck there: without it a wedge of background cut in between the jaw and the neck.
                 if abs(p.across - neckMiddle) <= neckHalf && p.up <= neckTop { region[i] = 255 }
             } else if p.up >= 0 {
                 region[i] = 255

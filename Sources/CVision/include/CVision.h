@@ -219,9 +219,11 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 // pixels the parse calls a feature (CV_PARSE_FIRST_FEATURE…LAST) keep their bytes.
 // out_rgb[width*height*3]. bare[] (non-zero: the face and its forehead) marks the head's bare skin;
 // out_scalp[width*height] (may be NULL) receives, 0..1, how much of each pixel was filled on the hair-bearing
-// scalp (head off bare), softened. 0 = ok.
+// scalp (head off bare), softened. shade[width*height] (may be NULL): the head's shading under the photo's
+// light relative to the face's mean (0: unknown); where given, skin is continued as colour over shading and
+// shaded again. 0 = ok.
 int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
-                     const uint8_t *head, const uint8_t *bare, uint64_t seed, uint8_t *out_rgb, float *out_scalp);
+                     const uint8_t *head, const uint8_t *bare, const float *shade, uint64_t seed, uint8_t *out_rgb, float *out_scalp);
 
 // The hair (matte 0..1) recoloured toward a linear RGB target in linear light, its texture kept as
 // luminance relative to its mean; pixels where matte is 0 keep their bytes. out_rgb[width*height*3]. 0 = ok.
