@@ -8,6 +8,7 @@
 
 #include "CVisionComplete.h"
 
+#include <opencv2/core/hal/intrin.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -42,7 +43,7 @@ constexpr double kSimilarityQuantile = 0.75;
 struct Level {
     int r = 3;
     cv::Size size;
-    cv::Mat image;   // CV_32FC3, padded
+    cv::Mat image;   // CV_32FC4 (RGB and a constant 1, for 4-wide SIMD), padded
     cv::Mat weight;  // CV_32F, padded: 1 where compared (hole or source), 0 elsewhere (non-sources, outside)
     cv::Mat hole;    // CV_8U
     cv::Mat valid;   // CV_8U: centres whose whole window lies on the sources
@@ -55,8 +56,8 @@ struct Level {
     std::vector<float> windowWeight; // per target: the sum of its window's weights
     std::vector<float> voteWeight;   // per target: its weight in the vote
 
-    cv::Vec3f *px(int y, int x) { return image.ptr<cv::Vec3f>(y + r) + x + r; }
-    const cv::Vec3f *px(int y, int x) const { return image.ptr<cv::Vec3f>(y + r) + x + r; }
+    cv::Vec4f *px(int y, int x) { return image.ptr<cv::Vec4f>(y + r) + x + r; }
+    const cv::Vec4f *px(int y, int x) const { return image.ptr<cv::Vec4f>(y + r) + x + r; }
     const float *wt(int y, int x) const { return weight.ptr<float>(y + r) + x + r; }
     bool isValid(cv::Point q) const {
         return q.x >= 0 && q.y >= 0 && q.x < size.width && q.y < size.height && valid.at<uint8_t>(q) != 0;
@@ -72,12 +73,14 @@ struct Level {
         float sum = 0;
         const int side = 2 * r + 1;
         for (int dy = -r; dy <= r; ++dy) {
-            const cv::Vec3f *a = px(p.y + dy, p.x - r), *b = px(q.y + dy, q.x - r);
+            const float *a = px(p.y + dy, p.x - r)->val, *b = px(q.y + dy, q.x - r)->val;
             const float *w = wt(p.y + dy, p.x - r);
+            cv::v_float32x4 row = cv::v_setzero_f32();
             for (int dx = 0; dx < side; ++dx) {
-                const cv::Vec3f d = a[dx] - b[dx];
-                sum += w[dx] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                const cv::v_float32x4 d = cv::v_load(a + 4 * dx) - cv::v_load(b + 4 * dx);
+                row = cv::v_fma(d * d, cv::v_setall_f32(w[dx]), row);
             }
+            sum += cv::v_reduce_sum(row);
             if (sum >= cutoff) return sum;
         }
         return sum;
@@ -99,14 +102,16 @@ cv::Mat maskAt(const cv::Mat &mask, cv::Size size, bool whole) {
     return whole ? (small > 0.999f) : (small > 0.001f);
 }
 
-// Builds a level from its image (unpadded CV_32FC3) and masks.
+// Builds a level from its image (unpadded CV_32FC3 or CV_32FC4) and masks.
 Level makeLevel(const cv::Mat &image, const cv::Mat &hole, const cv::Mat &source, int r) {
     Level level;
     level.r = r;
     level.size = image.size();
     level.hole = hole;
     const cv::Mat sourceOnly = source & ~hole;
-    level.image = padded(image, r, cv::BORDER_REPLICATE);
+    cv::Mat rgba = image;
+    if (image.channels() == 3) cv::cvtColor(image, rgba, cv::COLOR_RGB2RGBA);
+    level.image = padded(rgba, r, cv::BORDER_REPLICATE);
     cv::Mat compared;
     cv::Mat(hole | sourceOnly).convertTo(compared, CV_32F, 1.0 / 255);
     level.weight = padded(compared, r, cv::BORDER_CONSTANT);
@@ -164,7 +169,7 @@ void peelFill(Level &level) {
     cv::Mat remaining = level.hole.clone();
     const cv::Mat cross = cv::getStructuringElement(cv::MORPH_CROSS, cv::Size(3, 3));
     cv::Mat brightness;
-    cv::transform(level.image, brightness, cv::Matx13f(1.0f / 3, 1.0f / 3, 1.0f / 3));
+    cv::transform(level.image, brightness, cv::Matx14f(1.0f / 3, 1.0f / 3, 1.0f / 3, 0));
     const int stride = int(brightness.step1());
     while (cv::countNonZero(remaining) > 0) {
         cv::Mat inner;
@@ -173,7 +178,7 @@ void peelFill(Level &level) {
         if (cv::countNonZero(ring) == 0) ring = remaining.clone();  // a hole covering the whole level: no rim
         std::vector<cv::Point> ringPixels;
         cv::findNonZero(ring, ringPixels);
-        std::vector<cv::Vec3f> values(ringPixels.size());
+        std::vector<cv::Vec4f> values(ringPixels.size());
         std::vector<cv::Point> matches(ringPixels.size());
         cv::parallel_for_(cv::Range(0, int(ringPixels.size())), [&](const cv::Range &range) {
             for (int i = range.start; i < range.end; ++i) {
@@ -224,38 +229,58 @@ void computeDistances(Level &level) {
     });
 }
 
+// PatchMatch's passes run on this many bands of rows at once. Fixed, not the thread count, so the result does
+// not depend on the machine.
+constexpr int kSearchBands = 8;
+
 // PatchMatch: each target's source replaced by a better one propagated from its scan-order neighbours
-// (shifted by one) or drawn at halving radii around the current one. Serial by nature: a target reads its
-// neighbours' results of this pass.
+// (shifted by one) or drawn at halving radii around the current one. A target reads its band's results of
+// this pass; across a band's first row it reads the field as the pass began, so bands run in parallel and
+// give the same field whatever the scheduling.
 void search(Level &level, uint64_t seed, uint64_t passId, bool forward) {
     const int n = int(level.targets.size());
+    if (n == 0) return;
     const int step = forward ? 1 : -1;
     const int maxRadius = std::max(level.size.width, level.size.height);
-    for (int k = 0; k < n; ++k) {
-        const int i = forward ? k : n - 1 - k;
-        const cv::Point p = level.targets[i];
-        cv::Point best = level.nnf[i];
-        float bestD = level.distance[i];
-        auto consider = [&](cv::Point q) {
-            if (q == best || !level.isValid(q)) return;
-            const float d = level.patchDistance(p, q, bestD);
-            if (d < bestD) {
-                bestD = d;
-                best = q;
-            }
-        };
-        for (const cv::Point shift : {cv::Point(step, 0), cv::Point(0, step)}) {
-            const int j = level.target(p - shift);
-            if (j >= 0) consider(level.nnf[j] + shift);
-        }
-        int trial = 0;
-        for (int radius = maxRadius; radius >= 1; radius /= 2, ++trial) {
-            const uint64_t bits = draw(seed, passId, uint64_t(i), uint64_t(trial));
-            consider(best + cv::Point(drawOffset(bits, radius), drawOffset(bits >> 32, radius)));
-        }
-        level.nnf[i] = best;
-        level.distance[i] = bestD;
+    const std::vector<cv::Point> before = level.nnf;
+    // Band b holds the targets of rows [rowStart[b], rowStart[b + 1]).
+    const int top = level.targets.front().y, bottom = level.targets.back().y + 1;
+    std::vector<int> bandFirst(kSearchBands + 1, n);
+    for (int b = 0, i = 0; b <= kSearchBands; ++b) {
+        const int row = top + int((int64_t(bottom - top) * b) / kSearchBands);
+        while (i < n && level.targets[i].y < row) ++i;
+        bandFirst[b] = b == kSearchBands ? n : i;
     }
+    cv::parallel_for_(cv::Range(0, kSearchBands), [&](const cv::Range &bands) {
+        for (int b = bands.start; b < bands.end; ++b) {
+            const int first = bandFirst[b], last = bandFirst[b + 1];
+            for (int k = first; k < last; ++k) {
+                const int i = forward ? k : first + last - 1 - k;
+                const cv::Point p = level.targets[i];
+                cv::Point best = level.nnf[i];
+                float bestD = level.distance[i];
+                auto consider = [&](cv::Point q) {
+                    if (q == best || !level.isValid(q)) return;
+                    const float d = level.patchDistance(p, q, bestD);
+                    if (d < bestD) {
+                        bestD = d;
+                        best = q;
+                    }
+                };
+                for (const cv::Point shift : {cv::Point(step, 0), cv::Point(0, step)}) {
+                    const int j = level.target(p - shift);
+                    if (j >= 0) consider((j >= first && j < last ? level.nnf[j] : before[j]) + shift);
+                }
+                int trial = 0;
+                for (int radius = maxRadius; radius >= 1; radius /= 2, ++trial) {
+                    const uint64_t bits = draw(seed, passId, uint64_t(i), uint64_t(trial));
+                    consider(best + cv::Point(drawOffset(bits, radius), drawOffset(bits >> 32, radius)));
+                }
+                level.nnf[i] = best;
+                level.distance[i] = bestD;
+            }
+        }
+    });
 }
 
 // Each target's weight in the vote: its match's similarity (exp(-d/2σ²), σ² the level's 75th percentile of
@@ -281,7 +306,7 @@ void vote(Level &level) {
             const uint8_t *h = level.hole.ptr<uint8_t>(y);
             for (int x = 0; x < level.size.width; ++x) {
                 if (!h[x]) continue;
-                cv::Vec3f sum(0, 0, 0);
+                cv::Vec4f sum(0, 0, 0, 0);
                 float total = 0;
                 for (int oy = -r; oy <= r; ++oy)
                     for (int ox = -r; ox <= r; ++ox) {
@@ -334,63 +359,77 @@ void iterate(Level &level, int iterations, int passes, uint64_t seed, uint64_t &
     }
 }
 
-// The result at the photo's resolution over `box`: each photo pixel's patch takes the working field's offset at
-// the working pixel it falls in, scaled up, where the full-resolution window there lies wholly on the sources.
+template <typename T> T fromWork(const cv::Vec4f &v);
+template <> cv::Vec3f fromWork(const cv::Vec4f &v) { return cv::Vec3f(v[0], v[1], v[2]); }
+template <> cv::Vec3b fromWork(const cv::Vec4f &v) {
+    return cv::Vec3b(cv::saturate_cast<uint8_t>(v[0] * 255), cv::saturate_cast<uint8_t>(v[1] * 255), cv::saturate_cast<uint8_t>(v[2] * 255));
+}
+
+// The result at the photo's resolution: each photo pixel's patch takes the working field's offset at the
+// working pixel it falls in, scaled up, where the full-resolution window there lies wholly on the sources.
 // Each hole pixel then takes its value from the best-weighted of the patches over it (winner takes all, not
 // the mean the search's votes take): the mean of patches that agree only in colour would be a blur of their
 // grain, while neighbouring pixels mostly share a winner, so whole patches of the photo are copied at its own
-// resolution. Pixels no valid patch reaches keep `fallback` (the working result, resampled).
-void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::Mat &hole, const cv::Mat &source,
-               const cv::Mat &fallback, cv::Mat &out) {
+// resolution. A pixel no valid patch reaches takes the working result's pixel. `image` (the photo's box, T
+// its pixel type), `hole` and `source` are the box's; hole pixels of `out` (the box of the output) are written.
+template <typename T>
+void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::Mat &hole, const cv::Mat &source, cv::Mat &out) {
     const int r = work.r;
     const int width = image.cols, height = image.rows;
-    cv::Mat valid, near;
+    cv::Mat valid;
     const cv::Mat window = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * r + 1, 2 * r + 1));
     cv::erode(source & ~hole, valid, window, cv::Point(-1, -1), 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-    cv::dilate(hole, near, window);
-    // The field at full resolution: each patch's source centre (x -1: none) and its weight.
-    cv::Mat from(height, width, CV_32SC2, cv::Scalar(-1, -1));
-    cv::Mat weight(height, width, CV_32F, cv::Scalar(0));
-    cv::parallel_for_(cv::Range(0, height), [&](const cv::Range &rows) {
-        for (int y = rows.start; y < rows.end; ++y) {
-            const uint8_t *n = near.ptr<uint8_t>(y);
-            cv::Vec2i *f = from.ptr<cv::Vec2i>(y);
-            float *w = weight.ptr<float>(y);
-            for (int x = 0; x < width; ++x) {
-                if (!n[x]) continue;
-                const cv::Point pw(std::min(work.size.width - 1, int((x + 0.5) * scale)),
-                                   std::min(work.size.height - 1, int((y + 0.5) * scale)));
+    cv::Rect near = cv::boundingRect(hole);
+    near = cv::Rect(near.x - r, near.y - r, near.width + 2 * r, near.height + 2 * r) & cv::Rect(0, 0, width, height);
+    auto workPixel = [&](int x, int y) {
+        return cv::Point(std::min(work.size.width - 1, int((x + 0.5) * scale)), std::min(work.size.height - 1, int((y + 0.5) * scale)));
+    };
+    // The field at full resolution near the hole: each patch's source centre (x -1: none) and its weight.
+    cv::Mat from(near.size(), CV_32SC2, cv::Scalar(-1, -1));
+    cv::Mat weight(near.size(), CV_32F, cv::Scalar(0));
+    cv::parallel_for_(cv::Range(0, near.height), [&](const cv::Range &rows) {
+        for (int ny = rows.start; ny < rows.end; ++ny) {
+            const int y = ny + near.y;
+            cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
+            float *w = weight.ptr<float>(ny);
+            for (int nx = 0; nx < near.width; ++nx) {
+                const int x = nx + near.x;
+                const cv::Point pw = workPixel(x, y);
                 const int j = work.target(pw);
                 if (j < 0) continue;
                 const cv::Point offset = work.nnf[j] - pw;
                 const cv::Point q(x + int(std::lround(offset.x / scale)), y + int(std::lround(offset.y / scale)));
                 if (q.x < 0 || q.y < 0 || q.x >= width || q.y >= height || !valid.at<uint8_t>(q)) continue;
-                f[x] = cv::Vec2i(q.x, q.y);
-                w[x] = work.voteWeight[j];
+                f[nx] = cv::Vec2i(q.x, q.y);
+                w[nx] = work.voteWeight[j];
             }
         }
     });
-    out = image.clone();
-    cv::parallel_for_(cv::Range(0, height), [&](const cv::Range &rows) {
+    cv::parallel_for_(cv::Range(near.y, near.y + near.height), [&](const cv::Range &rows) {
         for (int y = rows.start; y < rows.end; ++y) {
             const uint8_t *h = hole.ptr<uint8_t>(y);
-            for (int x = 0; x < width; ++x) {
+            for (int x = near.x; x < near.x + near.width; ++x) {
                 if (!h[x]) continue;
                 float best = -1;
-                cv::Vec3f value = fallback.at<cv::Vec3f>(y, x);
+                cv::Point winner(-1, -1);
                 for (int oy = -r; oy <= r; ++oy) {
-                    const int py = y - oy;
-                    if (py < 0 || py >= height) continue;
+                    const int py = y - oy - near.y;
+                    if (py < 0 || py >= near.height) continue;
                     const cv::Vec2i *f = from.ptr<cv::Vec2i>(py);
                     const float *w = weight.ptr<float>(py);
                     for (int ox = -r; ox <= r; ++ox) {
-                        const int px = x - ox;
-                        if (px < 0 || px >= width || f[px][0] < 0 || w[px] <= best) continue;
+                        const int px = x - ox - near.x;
+                        if (px < 0 || px >= near.width || f[px][0] < 0 || w[px] <= best) continue;
                         best = w[px];
-                        value = image.at<cv::Vec3f>(f[px][1] + oy, f[px][0] + ox);
+                        winner = cv::Point(f[px][0] + ox, f[px][1] + oy);
                     }
                 }
-                out.at<cv::Vec3f>(y, x) = value;
+                if (winner.x >= 0) {
+                    out.at<T>(y, x) = image.at<T>(winner);
+                } else {
+                    const cv::Point pw = workPixel(x, y);
+                    out.at<T>(y, x) = fromWork<T>(*work.px(pw.y, pw.x));
+                }
             }
         }
     });
@@ -404,6 +443,9 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         sourceIn.type() != CV_8U || holeIn.size() != photo.size() || sourceIn.size() != photo.size() || settings.patchPx < 3 ||
         settings.patchPx % 2 == 0 || settings.workLongSidePx < 4 * settings.patchPx)
         return CompletionStatus::badInput;
+#ifdef COIF_COMPLETE_TRACE
+    const int64 traceStart = cv::getTickCount();
+#endif
     out = photo.clone();
     const cv::Mat hole = holeIn != 0, source = (sourceIn != 0) & (holeIn == 0);
     if (cv::countNonZero(hole) == 0) return CompletionStatus::ok;
@@ -414,16 +456,15 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
     const int margin = std::max(settings.minMarginPx, int(std::ceil(settings.marginShare * std::max(holeBox.width, holeBox.height))));
     cv::Rect box = cv::Rect(holeBox.x - margin, holeBox.y - margin, holeBox.width + 2 * margin, holeBox.height + 2 * margin) & whole;
 
-    cv::Mat linear;
     Level work;
     double scale = 1;
     for (int attempt = 0; attempt < 2; ++attempt) {
-        photo(box).convertTo(linear, CV_32FC3, photo.type() == CV_8UC3 ? 1.0 / 255 : 1.0);
         scale = std::min(1.0, double(settings.workLongSidePx) / std::max(box.width, box.height));
         const cv::Size workSize(std::max(1, int(std::lround(box.width * scale))), std::max(1, int(std::lround(box.height * scale))));
         cv::Mat workImage;
-        if (workSize == box.size()) workImage = linear;
-        else cv::resize(linear, workImage, workSize, 0, 0, cv::INTER_AREA);
+        if (workSize == box.size()) workImage = photo(box);
+        else cv::resize(photo(box), workImage, workSize, 0, 0, cv::INTER_AREA);
+        workImage.convertTo(workImage, CV_32FC3, photo.type() == CV_8UC3 ? 1.0 / 255 : 1.0);
         scale = double(workSize.width) / box.width;
         work = makeLevel(workImage, maskAt(hole(box), workSize, false), maskAt(source(box), workSize, true), r);
         if (!work.validList.empty() || box == whole) break;
@@ -454,6 +495,9 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         sources.push_back(coarseSource);
     }
 
+#ifdef COIF_COMPLETE_TRACE
+    fprintf(stderr, "setup %.1f ms\n", (cv::getTickCount() - traceStart) * 1000.0 / cv::getTickFrequency());
+#endif
     uint64_t passId = 0;
     const int count = int(levels.size());
     for (int l = count - 1; l >= 0; --l) {
@@ -485,20 +529,15 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
     }
 
     const Level &finest = levels[0];
-    cv::Mat filled;
-    const cv::Mat workResult = finest.image(cv::Rect(r, r, finest.size.width, finest.size.height));
-    cv::Mat fallback;
-    if (scale >= 1) fallback = workResult;
-    else cv::resize(workResult, fallback, box.size(), 0, 0, cv::INTER_LINEAR);
 #ifdef COIF_COMPLETE_TRACE
     const int64 t0 = cv::getTickCount();
 #endif
-    finalVote(finest, scale, linear, hole(box), source(box), fallback, filled);
+    cv::Mat outBox = out(box);
+    if (photo.type() == CV_8UC3) finalVote<cv::Vec3b>(finest, scale, photo(box), hole(box), source(box), outBox);
+    else finalVote<cv::Vec3f>(finest, scale, photo(box), hole(box), source(box), outBox);
 #ifdef COIF_COMPLETE_TRACE
     fprintf(stderr, "final vote %dx%d: %.1f ms\n", box.width, box.height, (cv::getTickCount() - t0) * 1000.0 / cv::getTickFrequency());
 #endif
-    if (photo.type() == CV_8UC3) filled.convertTo(filled, CV_8UC3, 255.0);
-    filled.copyTo(out(box), hole(box));
     if (report) {
         report->workBox = box;
         report->workScale = scale;

@@ -13,7 +13,7 @@ struct CompletionSettings {
     int patchPx = 7;
     // The hole's box plus its margin is resampled so its long side is at most this: the search's cost is
     // bounded whatever the photo's size, and full-resolution detail comes back through the final vote.
-    int workLongSidePx = 320;
+    int workLongSidePx = 256;
     // Context around the hole's box searched for sources, as a share of the box's long side (and at least
     // minMarginPx): enough of the background around a hole to continue it, not the whole photo.
     double marginShare = 0.6;
