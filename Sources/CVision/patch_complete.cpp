@@ -12,8 +12,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace coif {
@@ -405,24 +405,40 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
             }
         }
     });
+    // The winner over the (2r+1)² patches covering each pixel, separably: along each row first (the first of
+    // the best by ox), then down the columns (the first of the best by oy): the nested scan's choice, at 2(2r+1)
+    // reads a pixel instead of (2r+1)².
+    cv::Mat rowOffset(near.size(), CV_8S, cv::Scalar(0)), rowWeight(near.size(), CV_32F, cv::Scalar(-1));
+    cv::parallel_for_(cv::Range(0, near.height), [&](const cv::Range &rows) {
+        for (int ny = rows.start; ny < rows.end; ++ny) {
+            const cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
+            const float *w = weight.ptr<float>(ny);
+            int8_t *bestOffset = rowOffset.ptr<int8_t>(ny);
+            float *bestWeight = rowWeight.ptr<float>(ny);
+            for (int nx = 0; nx < near.width; ++nx)
+                for (int ox = -r; ox <= r; ++ox) {
+                    const int px = nx - ox;
+                    if (px < 0 || px >= near.width || f[px][0] < 0 || w[px] <= bestWeight[nx]) continue;
+                    bestWeight[nx] = w[px];
+                    bestOffset[nx] = int8_t(ox);
+                }
+        }
+    });
     cv::parallel_for_(cv::Range(near.y, near.y + near.height), [&](const cv::Range &rows) {
         for (int y = rows.start; y < rows.end; ++y) {
             const uint8_t *h = hole.ptr<uint8_t>(y);
             for (int x = near.x; x < near.x + near.width; ++x) {
                 if (!h[x]) continue;
+                const int nx = x - near.x;
                 float best = -1;
                 cv::Point winner(-1, -1);
                 for (int oy = -r; oy <= r; ++oy) {
                     const int py = y - oy - near.y;
-                    if (py < 0 || py >= near.height) continue;
-                    const cv::Vec2i *f = from.ptr<cv::Vec2i>(py);
-                    const float *w = weight.ptr<float>(py);
-                    for (int ox = -r; ox <= r; ++ox) {
-                        const int px = x - ox - near.x;
-                        if (px < 0 || px >= near.width || f[px][0] < 0 || w[px] <= best) continue;
-                        best = w[px];
-                        winner = cv::Point(f[px][0] + ox, f[px][1] + oy);
-                    }
+                    if (py < 0 || py >= near.height || rowWeight.at<float>(py, nx) <= best) continue;
+                    best = rowWeight.at<float>(py, nx);
+                    const int ox = rowOffset.at<int8_t>(py, nx);
+                    const cv::Vec2i f = from.at<cv::Vec2i>(py, nx - ox);
+                    winner = cv::Point(f[0] + ox, f[1] + oy);
                 }
                 if (winner.x >= 0) {
                     out.at<T>(y, x) = image.at<T>(winner);
@@ -443,9 +459,6 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         sourceIn.type() != CV_8U || holeIn.size() != photo.size() || sourceIn.size() != photo.size() || settings.patchPx < 3 ||
         settings.patchPx % 2 == 0 || settings.workLongSidePx < 4 * settings.patchPx)
         return CompletionStatus::badInput;
-#ifdef COIF_COMPLETE_TRACE
-    const int64 traceStart = cv::getTickCount();
-#endif
     out = photo.clone();
     const cv::Mat hole = holeIn != 0, source = (sourceIn != 0) & (holeIn == 0);
     if (cv::countNonZero(hole) == 0) return CompletionStatus::ok;
@@ -457,6 +470,7 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
     cv::Rect box = cv::Rect(holeBox.x - margin, holeBox.y - margin, holeBox.width + 2 * margin, holeBox.height + 2 * margin) & whole;
 
     Level work;
+    cv::Mat workSource;
     double scale = 1;
     for (int attempt = 0; attempt < 2; ++attempt) {
         scale = std::min(1.0, double(settings.workLongSidePx) / std::max(box.width, box.height));
@@ -466,7 +480,8 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         else cv::resize(photo(box), workImage, workSize, 0, 0, cv::INTER_AREA);
         workImage.convertTo(workImage, CV_32FC3, photo.type() == CV_8UC3 ? 1.0 / 255 : 1.0);
         scale = double(workSize.width) / box.width;
-        work = makeLevel(workImage, maskAt(hole(box), workSize, false), maskAt(source(box), workSize, true), r);
+        workSource = maskAt(source(box), workSize, true);
+        work = makeLevel(workImage, maskAt(hole(box), workSize, false), workSource, r);
         if (!work.validList.empty() || box == whole) break;
         box = whole;
     }
@@ -477,7 +492,7 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
     std::vector<Level> levels;
     std::vector<cv::Mat> sources;
     levels.push_back(std::move(work));
-    sources.push_back(maskAt(source(box), levels[0].size, true));
+    sources.push_back(workSource);
     const double workLong = std::max(levels[0].size.width, levels[0].size.height);
     const int steps = workLong > settings.coarsestLongSidePx ? int(std::ceil(std::log2(workLong / settings.coarsestLongSidePx))) : 0;
     const double ratio = steps > 0 ? std::pow(workLong / settings.coarsestLongSidePx, 1.0 / steps) : 1;
@@ -495,22 +510,13 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         sources.push_back(coarseSource);
     }
 
-#ifdef COIF_COMPLETE_TRACE
-    fprintf(stderr, "setup %.1f ms\n", (cv::getTickCount() - traceStart) * 1000.0 / cv::getTickFrequency());
-#endif
     uint64_t passId = 0;
     const int count = int(levels.size());
     for (int l = count - 1; l >= 0; --l) {
         Level &level = levels[l];
         if (l == count - 1) {
-#ifdef COIF_COMPLETE_TRACE
-            const int64 t0 = cv::getTickCount();
-#endif
             randomInit(level, seed, ++passId);
             peelFill(level);
-#ifdef COIF_COMPLETE_TRACE
-            fprintf(stderr, "peel %.1f ms\n", (cv::getTickCount() - t0) * 1000.0 / cv::getTickFrequency());
-#endif
         } else {
             upsampleField(levels[l + 1], level, seed, ++passId);
             vote(level);
@@ -518,26 +524,13 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         // Iterations fall linearly from the coarsest level's to the finest's.
         const double t = count > 1 ? double(l) / (count - 1) : 0;
         const int iterations = int(std::lround(settings.finestIterations + t * (settings.coarsestIterations - settings.finestIterations)));
-#ifdef COIF_COMPLETE_TRACE
-        const int64 t0 = cv::getTickCount();
-#endif
         iterate(level, iterations, settings.searchPasses, seed, passId);
-#ifdef COIF_COMPLETE_TRACE
-        fprintf(stderr, "level %d %dx%d targets %zu valid %zu iterations %d: %.1f ms\n", l, level.size.width, level.size.height,
-                level.targets.size(), level.validList.size(), iterations, (cv::getTickCount() - t0) * 1000.0 / cv::getTickFrequency());
-#endif
     }
 
     const Level &finest = levels[0];
-#ifdef COIF_COMPLETE_TRACE
-    const int64 t0 = cv::getTickCount();
-#endif
     cv::Mat outBox = out(box);
     if (photo.type() == CV_8UC3) finalVote<cv::Vec3b>(finest, scale, photo(box), hole(box), source(box), outBox);
     else finalVote<cv::Vec3f>(finest, scale, photo(box), hole(box), source(box), outBox);
-#ifdef COIF_COMPLETE_TRACE
-    fprintf(stderr, "final vote %dx%d: %.1f ms\n", box.width, box.height, (cv::getTickCount() - t0) * 1000.0 / cv::getTickFrequency());
-#endif
     if (report) {
         report->workBox = box;
         report->workScale = scale;
