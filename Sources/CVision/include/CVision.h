@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "CVisionComplete.h"  // background completion (patch_complete.cpp)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
