@@ -93,7 +93,7 @@ extension TryOnEngine {
             let drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
             let heads = persons.compactMap { person -> (person: PersonHead, region: [UInt8])? in
                 guard let person else { return nil }
-                return (person, HeadRegion.skin(person, labels: drawn.labels, width: frame.image.width, height: frame.image.height))
+                return (person, HeadRegion.skin(person, labels: drawn.labels, classes: hair.classes, width: frame.image.width, height: frame.image.height))
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))

@@ -249,24 +249,53 @@ public struct PersonHead: Sendable {
 ///  - the face below the cheekbones: inside the landmarks' jaw line only (PersonHead's face): hair that hung
 ///    beside the cheeks gives way to what was behind it, not to a wider face (the convex hull of face and
 ///    skull that stood here drew an egg from the skull's side to the chin);
-///  - the neck: the drawn head's neck and underside below the jaw's points 4 and 12, never wider than the jaw
-///    there (`neckToJaw`), so a head whose hair hid the neck sits on one, and the neck is not a block.
+///  - the neck: a band from under the jaw's points 4 and 12, `neckToJaw` of the jaw's width there, running
+///    `neckLength` middle thirds toward the visible neck (the parse's neck pixels below the chin; straight
+///    down the photo where none show). A head turns and rolls on its neck, the neck does not follow it: the
+///    drawn head's own neck, posed with the head, laid a slab along a tilted face. Where hair hid the neck the
+///    head sits on one; it is never wider than the jaw, never a block beside it.
 public enum HeadRegion {
     /// The drawn head's labels.
     public static let none: UInt8 = 0, cranium: UInt8 = 1, lowerFace: UInt8 = 2, neck: UInt8 = 3
     /// The neck's half-width over half the jaw's width between landmarks 4 and 12 (a neck is a little
     /// narrower than the jaw above it, seen from the front).
     public static let neckToJaw: Float = 0.9
+    /// How far the neck runs below the jaw's points 4 and 12, in middle thirds (brows to the nose's base):
+    /// about the length of neck a portrait shows above the collar.
+    public static let neckLength: Float = 1.5
+    /// Below this many of the parse's neck pixels the neck's direction is the photo's down.
+    static let neckPixelsForDirection = 50
 
-    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's).
-    public static func skin(_ person: PersonHead, labels: [UInt8], width: Int, height: Int) -> [UInt8] {
-        precondition(labels.count == width * height)
+    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's); `classes`, the
+    /// own hair's parse (OwnHair's classes, photo-sized), gives the visible neck's direction.
+    public static func skin(_ person: PersonHead, labels: [UInt8], classes: [UInt8]?, width: Int, height: Int) -> [UInt8] {
+        precondition(labels.count == width * height && (classes?.count ?? labels.count) == labels.count)
         var region = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
         let grow = 1 + PersonHead.plateContourMargin
-        // The neck's band under the jaw.
-        let jaw4 = person.local(person.jaw[4]), jaw12 = person.local(person.jaw[12])
-        let neckMiddle = (jaw4.across + jaw12.across) / 2, neckHalf = neckToJaw * abs(jaw12.across - jaw4.across) / 2
-        let neckTop = min(jaw4.up, jaw12.up)
+        // The neck: its top under the jaw's points 4 and 12, its axis toward the visible neck.
+        let top = (person.jaw[4] + person.jaw[12]) / 2
+        let jawWidth = ((person.jaw[12] - person.jaw[4]) * (person.jaw[12] - person.jaw[4])).sum().squareRoot()
+        let neckHalf = neckToJaw * jawWidth / 2, length = neckLength * person.middleThird
+        var down = Vec2(0, 1)
+        if let classes {
+            var sum = Vec2(), count = 0
+            let chin = person.jaw[8]
+            let y0 = max(0, Int(chin.y)), y1 = min(height, Int(chin.y + length))
+            if y0 < y1 {
+                for y in y0..<y1 {
+                    for x in max(0, Int(chin.x - 2 * jawWidth))..<min(width, Int(chin.x + 2 * jawWidth)) where classes[y * width + x] == OwnHair.neck {
+                        sum += Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                        count += 1
+                    }
+                }
+            }
+            if count >= neckPixelsForDirection {
+                let d = sum / Float(count) - top
+                let n = (d * d).sum().squareRoot()
+                if n > 1, d.y > 0 { down = d / n }
+            }
+        }
+        let side = Vec2(-down.y, down.x)
         // The cheekbones' row and the face's sides there (grown as the face's outline is).
         let cheekRight = person.local(person.jaw[1]), cheekLeft = person.local(person.jaw[15])
         let cheekUp = min(cheekRight.up, cheekLeft.up)
@@ -277,13 +306,14 @@ public enum HeadRegion {
             let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
             if abs(p.up) < 1 { browLow = min(browLow, p.across); browHigh = max(browHigh, p.across) }
         }
-        for i in 0..<(width * height) where labels[i] != none {
-            let p = person.local(Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5))
-            if labels[i] != cranium {
-                // The drawn head's underside below the jaw line (the lower face's, above the chin's height) joins
-                // the neck there: without it a wedge of background cut in between the jaw and the neck.
-                if abs(p.across - neckMiddle) <= neckHalf && p.up <= neckTop { region[i] = 255 }
-            } else if p.up >= 0 {
+        for i in 0..<(width * height) {
+            let pixel = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            let d = pixel - top
+            let along = (d * down).sum(), off = (d * side).sum()
+            if along >= 0 && along <= length && abs(off) <= neckHalf { region[i] = 255; continue }
+            guard labels[i] == cranium else { continue }
+            let p = person.local(pixel)
+            if p.up >= 0 {
                 region[i] = 255
             } else if p.up > cheekUp {
                 // The temples: from the cranium's width at the brows to the face's at the cheekbones.
