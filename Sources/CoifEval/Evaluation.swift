@@ -202,6 +202,8 @@ public struct PoseRow: Codable, Sendable {
     public var model: String? = nil
     /// The other model's NME on the same box (nil where it fits nothing).
     public var alternativeNME: Double? = nil
+    /// How the pose was solved (`PoseMethod`); nil when not found.
+    public var poseMethod: String? = nil
 }
 
 /// How a set of faces' chosen points compare with the other model's on the same boxes: the aim (issue #28)
@@ -234,6 +236,8 @@ public struct LandmarkReport: Codable, Sendable {
 
 public struct PoseReport: Codable, Sendable {
     public var rows: [PoseRow]
+
+    public init(rows: [PoseRow]) { self.rows = rows }
     /// Over the rows that were evaluated (failed rows left out).
     public var detectionRate: Double {
         let evaluated = rows.filter { $0.error == nil }
@@ -261,6 +265,32 @@ public struct PoseReport: Codable, Sendable {
     public var regret: ChoiceRegret { ChoiceRegret(rows.compactMap { r in r.nme.flatMap { n in r.alternativeNME.map { (n, $0) } } }) }
     /// Rows whose ground truth could not be read (see `PoseRow.error`).
     public var failedRows: [PoseRow] { rows.filter { $0.error != nil } }
+
+    /// The |yaw| bins a pose's accuracy is reported in (degrees of the ground truth's yaw; the last takes
+    /// every face past 60°): error grows with yaw, and one mean over a sample of mostly frontal faces hides it.
+    public static let yawBins: [Range<Double>] = [0..<30, 30..<60, 60..<180]
+
+    /// The figures of `yawBins`, each over the evaluated rows whose ground-truth |yaw| lies in it.
+    public var byYaw: [YawBin] {
+        Self.yawBins.map { range in
+            let inBin = rows.filter { $0.error == nil && $0.truth.count == 3 && range.contains(abs($0.truth[1])) }
+            let sub = PoseReport(rows: inBin)
+            return YawBin(fromDegrees: range.lowerBound, toDegrees: min(range.upperBound, 90), faces: inBin.count,
+                          missed: inBin.filter { !$0.found }.count, mae: sub.mae, meanSignedError: sub.meanSignedError)
+        }
+    }
+}
+
+/// A pose evaluation's figures over the faces whose ground-truth |yaw| lies in one range.
+public struct YawBin: Codable, Sendable {
+    public var fromDegrees: Double
+    public var toDegrees: Double
+    /// Annotated faces in the bin, and how many of them no detection found.
+    public var faces: Int
+    public var missed: Int
+    /// Pitch, yaw, roll over the found faces (degrees); nil when none was found.
+    public var mae: [Double]?
+    public var meanSignedError: [Double]?
 }
 
 func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
@@ -389,7 +419,7 @@ public struct Evaluator {
             let other = alternative(to: choice.model, image: photo.image, gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
             rows.append(PoseRow(image: name, found: true, truth: truthAngles, estimate: estimate, absError: errors,
                                 nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue,
-                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }))
+                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }, poseMethod: choice.poseMethod.rawValue))
         }
         return PoseReport(rows: rows)
     }

@@ -21,6 +21,18 @@ public enum LandmarkModel: String, Sendable, Codable {
     case mesh
 }
 
+/// How a face's pose was solved (`FaceAnalyzer.chooseLandmarks` keeps the one whose pose reprojects Coif's
+/// rigid head best onto the points seen).
+public enum PoseMethod: String, Sendable, Codable {
+    /// The mesh's 468 points with their depth, fitted to MediaPipe's canonical face by weighted Procrustes
+    /// (`FaceGeometryPose`).
+    case meshGeometry = "mesh-geometry"
+    /// solvePnP on the mesh's 68 points.
+    case meshPnP = "mesh-pnp"
+    /// solvePnP on dlib's 68 points.
+    case dlibPnP = "dlib-pnp"
+}
+
 /// One face: where it is, its 68 points and its head pose, which model fitted them, and the mesh's 468
 /// points when the mesh was used.
 public struct FaceFit: Sendable {
@@ -31,6 +43,8 @@ public struct FaceFit: Sendable {
     /// Which model's points the pose was solved from: the mesh's wherever it fitted, also where dlib's
     /// points are kept (`FaceAnalysis.poseLandmarks`).
     public var poseModel: LandmarkModel
+    /// How the pose was solved from those points.
+    public var poseMethod: PoseMethod
     public var meshPoints: [Vec3]?
 
     public init(_ analysis: FaceAnalysis) {
@@ -38,7 +52,8 @@ public struct FaceFit: Sendable {
         landmarks = analysis.chosen.landmarks
         pose = analysis.pose
         landmarkModel = analysis.landmarkModel
-        poseModel = analysis.poseLandmarks == nil ? analysis.landmarkModel : .mesh
+        poseMethod = analysis.poseMethod
+        poseModel = analysis.poseMethod == .dlibPnP ? .dlib : .mesh
         meshPoints = analysis.meshPoints
     }
 }
@@ -63,6 +78,15 @@ public struct FaceAnalysis: Sendable {
     /// The region the mesh's final points frame, where a clip's next frame starts its mesh (as MediaPipe
     /// tracks); nil when the mesh did not fit.
     public var meshRegion: FaceRegion? = nil
+    /// How `pose` was solved.
+    public var poseMethod: PoseMethod = .dlibPnP
+    /// The mesh's 468 points when `pose` was solved from them (`poseMethod` `.meshGeometry`), whatever
+    /// `landmarkModel` is: what the pose is solved again from with other intrinsics.
+    public var poseMesh: [Vec3]? = nil
+    /// solvePnP's RMS reprojection error (pixels) of Coif's rigid head on the points the pose came from:
+    /// the evidence that a head is there at all, which a frame's faces are kept by (`FaceAnalyzer.kept`)
+    /// and a track is lost by. The same figure whichever way `pose` was then solved.
+    public var rigidFitErrorPx: Double = 0
 }
 
 public final class FaceAnalyzer {
@@ -81,10 +105,14 @@ public final class FaceAnalyzer {
     /// 0 for renders, so the committed goldens stay byte-identical; `coif eval` uses 2 (see Evaluator).
     public var landmarkRefits = 0
 
+    /// MediaPipe's canonical face placed on Coif's head: the pose from the mesh's 468 points.
+    public let faceGeometry: FaceGeometryPose?
+
     public init(faceFinder: FaceFinder, headLandmarks: [Vec3], faceMesh: FaceMesh? = nil) {
         self.faceFinder = faceFinder
         self.headLandmarks = headLandmarks
         self.faceMesh = faceMesh
+        faceGeometry = FaceGeometryPose(headLandmarks: headLandmarks)
     }
 
     /// detect → landmarks → pose of one face. `.largest` fits every face of `detectLargestCandidates` (the
@@ -163,7 +191,7 @@ public final class FaceAnalyzer {
     /// alone, so a face is still found where one fits at all.
     public static func kept(_ fits: [FaceAnalysis]) -> [FaceAnalysis] {
         let ordered = fits.sorted(by: widerFirst)
-        let rigid = ordered.filter { $0.pose.reprojectionErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
+        let rigid = ordered.filter { $0.rigidFitErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
         return rigid.isEmpty ? Array(ordered.prefix(1)) : rigid
     }
 
@@ -186,7 +214,7 @@ public final class FaceAnalyzer {
     public func fit(_ frame: Frame, trackedBox box: FaceBox, meshFrom: FaceRegion? = nil, gray: PixelImage? = nil,
                     timing: inout FrameTiming) throws -> FaceAnalysis {
         let fitted = try fit(frame, gray: gray ?? frame.image.grayscale(), boxes: [box], box: box, meshFrom: meshFrom, timing: &timing)
-        guard fitted.pose.reprojectionErrorPx <= Self.maxTrackedReprojectionPerBoxWidth * Double(box.width) else {
+        guard fitted.rigidFitErrorPx <= Self.maxTrackedReprojectionPerBoxWidth * Double(box.width) else {
             throw CoifError.noFace(path: frame.source)
         }
         return fitted
@@ -210,18 +238,20 @@ public final class FaceAnalyzer {
         // A field of view the user forced can be one no real camera has for the photo: at 179° the pose
         // solved, 10 m off the axis at 16 cm, yaw 77° and roll −62° for a frontal face. Such a camera fits
         // the landmarks far worse than the photo's own does: over `maxForcedReprojectionPerBoxWidth`, no pose.
-        if frame.fieldOfViewDegrees != nil && chosen.pose.reprojectionErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
+        if frame.fieldOfViewDegrees != nil && chosen.rigidFitErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
             let fov = intrinsics.horizontalFieldOfViewDegrees(width: frame.image.width)
             throw CoifError.poseNotFound(path: frame.source, reason: String(
                 format: "camera field of view %.1f° reprojects the landmarks %.1f px off, over %.0f%% of the face's width; try --fov-degrees near 50",
-                fov, chosen.pose.reprojectionErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))
+                fov, chosen.rigidFitErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))
         }
         let landmarks = chosen.landmarks
         let face = Face(box: box, landmarks: landmarks)
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
         return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: chosen.pose, faceWidthPx: faceWidth,
                             landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil,
-                            poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) })
+                            poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) },
+                            poseMethod: chosen.poseMethod, poseMesh: chosen.poseMethod == .meshGeometry ? chosen.mesh?.points : nil,
+                            rigidFitErrorPx: chosen.rigidFitErrorPx)
     }
 
     /// A face's 68 points and pose, from dlib or from the mesh (see `chooseLandmarks`).
@@ -233,6 +263,12 @@ public final class FaceAnalyzer {
         public var mesh: FaceMeshFit?
         /// The mesh's 68 points when `pose` was solved from them while `landmarks` are dlib's.
         public var poseLandmarks: [Vec2]? = nil
+        /// How `pose` was solved.
+        public var poseMethod: PoseMethod = .dlibPnP
+        /// solvePnP's RMS reprojection error (pixels) on the points the pose came from, where `pose` was not
+        /// solvePnP's own: how well a rigid head explains those points (`FaceAnalysis.rigidFitErrorPx`).
+        public var pnpErrorPx: Double? = nil
+        public var rigidFitErrorPx: Double { pnpErrorPx ?? pose.reprojectionErrorPx }
     }
 
     /// Past this yaw, read from the mesh's own pose, the mesh's points and pose replace dlib's. dlib's
@@ -254,6 +290,9 @@ public final class FaceAnalyzer {
     /// pitch MAE 6.98° → 4.77°, mean 3.91° → 3.41° (docs/measurements.md, "The pose from the mesh").
     /// `coif eval pose --pose-from dlib` measures the other way.
     public var poseFromMesh = true
+    /// Where the mesh fits, solve its pose this way only instead of choosing (`bestMeshPose`): what
+    /// `coif eval pose --pose-from mesh-geometry|mesh-pnp` measures. nil: choose.
+    public var meshPoseMethod: PoseMethod? = nil
 
     /// dlib's 68 points are not trusted when their eye line (36–41 → 42–47) and the mesh's (outer corners
     /// 33 → 263) differ by more than this: dlib's shape prior holds a rolled face near upright and returns
@@ -296,7 +335,7 @@ public final class FaceAnalyzer {
         var first = timing.measure(.landmarks) { firstPass.flatMap { (try? $0.wait()) ?? nil } }
         let dlibChoice = { () throws -> LandmarkChoice? in
             guard let dlibPose else { return nil }
-            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
+            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil, poseMethod: .dlibPnP)
         }
         if dlibPose == nil, meshLoaded, firstPass == nil {
             // dlib fitted nothing on a face under the mesh's size: the mesh is all there is.
@@ -308,15 +347,61 @@ public final class FaceAnalyzer {
         let mesh = timing.measure(.landmarks) { Self.reframed(fit, mesh: faceMesh, image: image) }
         guard mesh.presence >= Self.meshMinPresence else { return try dlibChoice() }
         let meshLandmarks = mesh.landmarks68
-        guard let meshPose = try? timing.measure(.pose, { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }) else {
+        let pnpPose = try? timing.measure(.pose, { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) })
+        let geometryPose = timing.measure(.pose) {
+            faceGeometry?.solve(meshPoints: mesh.points, landmarks68: meshLandmarks, headLandmarks: headLandmarks, intrinsics: intrinsics)
+        }
+        guard let (meshPose, meshMethod) = Self.bestMeshPose(pnp: pnpPose, geometry: geometryPose, meshLandmarks: meshLandmarks,
+                                                             headLandmarks: headLandmarks, intrinsics: intrinsics,
+                                                             forced: meshPoseMethod) else {
             return try dlibChoice()
         }
         guard let dlibPose, abs(meshPose.yawDegrees) <= meshSwitchYawDegrees,
               Self.rollDisagreement(dlib, mesh) <= Self.meshRollDisagreementDegrees else {
-            return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
+            return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh, poseMethod: meshMethod,
+                                  pnpErrorPx: pnpPose?.reprojectionErrorPx)
         }
-        guard poseFromMesh else { return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh) }
-        return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks)
+        guard poseFromMesh else {
+            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh, poseMethod: .dlibPnP)
+        }
+        return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks, poseMethod: meshMethod,
+                              pnpErrorPx: pnpPose?.reprojectionErrorPx)
+    }
+
+    /// Of the mesh's two poses, the canonical face's fit to its 468 points with their depth
+    /// (`FaceGeometryPose`) unless its reprojection of Coif's rigid head onto the mesh's 68 points, over the
+    /// points visible at its yaw (`visibleReprojection`), is over `geometryMaxReprojectionRatio` times
+    /// solvePnP's on those 68 points: then solvePnP's. nil when neither solved. `forced`: that one alone.
+    ///
+    /// Not the smaller reprojection: solvePnP minimises exactly that error, so it would win on every face,
+    /// and on the shared AFLW2000-3D sample it is the worse pose on five of six (`coif eval pose
+    /// --pose-from mesh-pnp|mesh-geometry`): MAE pitch/yaw/roll 3.76/3.18/1.45° against 3.13/2.48/0.80°; at
+    /// |yaw| 0–30° yaw 1.03 against 0.61°, at 30–60° 6.88 against 3.03°. Only the face at 65.6°, where the
+    /// mesh itself is off (NME 29.8%), reads worse from the geometry (yaw error 8.1 → 9.4°). The geometry's
+    /// reprojection runs 1.1–1.6 times solvePnP's on the sample and on the turned portraits; past twice it,
+    /// the mesh's depth contradicts its own points and the depth is not trusted.
+    static func bestMeshPose(pnp: HeadPose?, geometry: HeadPose?, meshLandmarks: [Vec2], headLandmarks: [Vec3],
+                             intrinsics: PinholeCamera, forced: PoseMethod? = nil) -> (HeadPose, PoseMethod)? {
+        switch (pnp, geometry) {
+        case (nil, nil): return nil
+        case (let pnp?, nil): return forced == .meshGeometry ? nil : (pnp, .meshPnP)
+        case (nil, let geometry?): return forced == .meshPnP ? nil : (geometry, .meshGeometry)
+        case (let pnp?, let geometry?):
+            if let forced { return forced == .meshPnP ? (pnp, .meshPnP) : (geometry, .meshGeometry) }
+            let geometryError = visibleReprojection(geometry, points: meshLandmarks, head: headLandmarks, intrinsics: intrinsics)
+            let pnpError = visibleReprojection(pnp, points: meshLandmarks, head: headLandmarks, intrinsics: intrinsics)
+            return geometryError <= geometryMaxReprojectionRatio * pnpError ? (geometry, .meshGeometry) : (pnp, .meshPnP)
+        }
+    }
+
+    /// See `bestMeshPose`.
+    public static let geometryMaxReprojectionRatio = 2.0
+
+    /// RMS (pixels) between Coif's rigid reference points projected with `pose` and `points`, over the rigid
+    /// points visible at the pose's yaw (all of them within `selfOcclusionYawDegrees`).
+    public static func visibleReprojection(_ pose: HeadPose, points: [Vec2], head: [Vec3], intrinsics: PinholeCamera) -> Double {
+        let subset = abs(pose.yawDegrees) > selfOcclusionYawDegrees ? visibleRigidLandmarks(yawDegrees: pose.yawDegrees) : rigidLandmarks
+        return pose.reprojectionRMS(of: subset.map { head[$0] }, onto: subset.map { points[$0] }, intrinsics: intrinsics)
     }
 
     /// `fit` framed again from its own points, as MediaPipe tracks, until the frame its points give is the
@@ -371,6 +456,7 @@ public final class FaceAnalyzer {
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
     /// length): solved as the face's landmark model solves it.
     public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         return analysis.landmarkModel == .mesh
@@ -417,6 +503,7 @@ public final class FaceAnalyzer {
     /// two are blended over `continuousYawBand` of the rigid points' yaw, so the pose moves smoothly with
     /// the points. The mesh's points are solved as a still's are.
     public func solvePoseContinuous(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
@@ -427,6 +514,17 @@ public final class FaceAnalyzer {
         let visible = Self.visibleRigidLandmarks(yawDegrees: first.yawDegrees)
         guard let second = try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics) else { return first }
         return weight >= 1 ? second : HeadPose.blend(first, second, weight: weight)
+    }
+
+    /// The canonical face's pose again from the mesh it was solved from, with `intrinsics`; nil when the
+    /// face's pose was not solved that way. Throws `poseNotFound`-like internal errors as solvePnP does.
+    func geometryPose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose? {
+        guard analysis.poseMethod == .meshGeometry, let mesh = analysis.poseMesh, let faceGeometry else { return nil }
+        let points = analysis.poseLandmarks ?? analysis.chosen.landmarks
+        guard let pose = faceGeometry.solve(meshPoints: mesh, landmarks68: points, headLandmarks: headLandmarks, intrinsics: intrinsics) else {
+            throw CoifError.internalError("pose: the canonical face's fit lies behind the camera")
+        }
+        return pose
     }
 
     /// The rigid points' yaw (degrees) over which a clip's pose goes from theirs to the visible points'.
