@@ -60,7 +60,7 @@ public struct FaceFit: Sendable {
 
 /// What the vision stages found for one face of a frame: reusable when only the style or the look changes.
 public struct FaceAnalysis: Sendable {
-    /// Every face kept in the frame, largest first (`FaceAnalyzer.widerFirst`).
+    /// Every face kept in the frame, nearest first (`FaceAnalyzer.nearerFirst`).
     public var faceBoxes: [FaceBox]
     public var chosen: Face
     /// The camera the pose was solved with.
@@ -115,12 +115,12 @@ public final class FaceAnalyzer {
         faceGeometry = FaceGeometryPose(headLandmarks: headLandmarks)
     }
 
-    /// detect → landmarks → pose of one face. `.largest` fits every face of `detectLargestCandidates` (the
-    /// first detector pass that finds anything, at the scale the photo needs) and keeps the first in `kept`'s
-    /// order: the face `analyseAll` lists first, without its 2x pass for small faces (a face only that pass
-    /// finds is under dlib's 80-px window, never the largest where larger ones were found). `.index(i)` is the i-th face of
-    /// `analyseAll`, so indices match `--face all` and `coif landmarks`. `.all` analyses the largest face here
-    /// (use `analyseAll` for every face).
+    /// detect → landmarks → pose of one face. `.largest` is the face `analyseAll` lists first, the nearest
+    /// (`nearerFirst`). It fits every face of `detectLargestCandidates` (dlib at the scale the photo needs and
+    /// BlazeFace over the whole photo) and keeps the nearest, without `analyseAll`'s 2x pass for faces under
+    /// dlib's window, where that pass cannot hold a nearer face (`upsampledPassCannotHoldANearerFace`);
+    /// otherwise it runs `analyseAll`. `.index(i)` is the i-th face of `analyseAll`, so indices match
+    /// `--face all` and `coif landmarks`. `.all` analyses the largest face here (use `analyseAll` for every face).
     public func analyse(_ frame: Frame, face choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> FaceAnalysis {
         if case .index(let i) = choice {
             let all = try analyseAll(frame, timing: &timing)
@@ -131,7 +131,34 @@ public final class FaceAnalyzer {
         }
         let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectLargestCandidates(gray: gray, rgb: frame.image) }
-        return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0]
+        guard Self.upsampledPassRuns(gray) else { return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0] }
+        if let nearest = try? fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0],
+           upsampledPassCannotHoldANearerFace(than: nearest, gray: gray) {
+            return nearest
+        }
+        return try analyseAll(frame, timing: &timing)[0]
+    }
+
+    /// Whether `analyseAll`'s 2x pass runs on this photo (`detectAllFaces`): its detection-scale short side
+    /// under 1200 px.
+    static func upsampledPassRuns(_ gray: PixelImage) -> Bool {
+        let factor = detectionScaleFactor(gray)
+        return min(gray.width / factor, gray.height / factor) < 1200
+    }
+
+    /// A head's size in the photo is its distance: a face the 2x pass alone finds has a box under dlib's
+    /// 80-px window (at the detection scale), so a frontal face there is under ~80 px jaw to jaw. `nearest`'s
+    /// head, frontal at its distance, would measure f · jaw / z (Coif's jaw, 0 → 16); when that is at least
+    /// twice the window, a face under the window is nearer only on a head under half Coif's width, which no
+    /// person has, and the 2x pass cannot change which face is nearest. Only a face a rigid head explains
+    /// counts (`kept`'s rule), since `analyseAll` might otherwise keep another.
+    func upsampledPassCannotHoldANearerFace(than nearest: FaceAnalysis, gray: PixelImage) -> Bool {
+        guard nearest.rigidFitErrorPx <= Self.maxReprojectionPerBoxWidth * Double(nearest.chosen.box.width), nearest.pose.tvec[2] > 0 else {
+            return false
+        }
+        let jawMm = Double(length(headLandmarks[16] - headLandmarks[0]))
+        let frontalJawPx = nearest.intrinsics.fx * jawMm / nearest.pose.tvec[2]
+        return frontalJawPx >= 2 * Self.hogSmallestFacePx * Double(Self.detectionScaleFactor(gray))
     }
 
     /// The faces a choice asks for: every face for `.all`, else the one chosen.
@@ -176,21 +203,22 @@ public final class FaceAnalyzer {
         return faces.map { var a = $0; a.faceBoxes = boxesKept; return a }
     }
 
-    /// One order of faces for every command (`render`, `recolor`, `recommend`, `sheet`, `landmarks`, and
-    /// `--face INDEX`): wider first, by the jaw-to-jaw width of each face's chosen 68 points (`faceWidthPx`);
-    /// ties by `largerFirst`'s box order. Detector boxes are no measure of size across faces: dlib's come in a
-    /// few fixed sizes, BlazeFace's and the profile cascade's frame a face differently, and a face turned
-    /// away gets a box as large as a frontal one nearer the camera.
-    public static func widerFirst(_ a: FaceAnalysis, _ b: FaceAnalysis) -> Bool {
-        if a.faceWidthPx != b.faceWidthPx { return a.faceWidthPx > b.faceWidthPx }
+    /// One order of faces for every command (`render`, `recolor`, `recommend`, `sheet`, `landmarks`, `eval`,
+    /// `batch`, `video`, and `--face INDEX`): nearer first, by the distance of each face's head (its pose's
+    /// tvec z: the head's size in the photo given its pose, every face measured against Coif's one head);
+    /// ties by `largerFirst`'s box order. "Largest" is the first. Neither a box nor the jaw's width in the
+    /// photo is a measure of size across faces: both shrink as a face turns (a face turned 55° read 386 px of
+    /// box but a narrower jaw than a frontal face 40% farther away), and dlib's boxes come in a few sizes.
+    public static func nearerFirst(_ a: FaceAnalysis, _ b: FaceAnalysis) -> Bool {
+        if a.pose.tvec[2] != b.pose.tvec[2] { return a.pose.tvec[2] < b.pose.tvec[2] }
         return largerFirst(a.chosen.box, b.chosen.box)
     }
 
-    /// The faces a frame keeps, widest first (`widerFirst`): those whose landmarks a rigid head explains
-    /// (pose reprojection within `maxReprojectionPerBoxWidth` of the box's width); when none does, the widest
-    /// alone, so a face is still found where one fits at all.
+    /// The faces a frame keeps, nearest first (`nearerFirst`): those whose landmarks a rigid head explains
+    /// (solvePnP's reprojection within `maxReprojectionPerBoxWidth` of the box's width, `rigidFitErrorPx`);
+    /// when none does, the nearest alone, so a face is still found where one fits at all.
     public static func kept(_ fits: [FaceAnalysis]) -> [FaceAnalysis] {
-        let ordered = fits.sorted(by: widerFirst)
+        let ordered = fits.sorted(by: nearerFirst)
         let rigid = ordered.filter { $0.rigidFitErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
         return rigid.isEmpty ? Array(ordered.prefix(1)) : rigid
     }
@@ -570,7 +598,12 @@ public final class FaceAnalyzer {
     /// profile cascade). Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes
     /// come back in the photo's pixels.
     public func detectFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
-        var blazeFace: [FaceBox]?  // BlazeFace's boxes once it has run, so the fallback does not run it again
+        var blazeFace: [FaceBox]?
+        return detectFaces(gray: gray, rgb: rgb, blazeFace: &blazeFace)
+    }
+
+    /// `detectFaces`, leaving BlazeFace's boxes in `blazeFace` when it ran (so no caller runs it again).
+    func detectFaces(gray: PixelImage, rgb: PixelImage?, blazeFace: inout [FaceBox]?) -> [FaceBox] {
         if let scale = Self.coarseDetectionScale(width: gray.width, height: gray.height) {
             if let faceMesh, let rgb, rgb.channels == 3 {
                 let candidates = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
@@ -590,7 +623,9 @@ public final class FaceAnalyzer {
             }
             return []
         }
-        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb, blazeFace: blazeFace) : found
+        guard found.isEmpty else { return found }
+        if blazeFace == nil, let faceMesh, let rgb, rgb.channels == 3 { blazeFace = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore) }
+        return fallbackDetections(gray: gray, rgb: rgb, blazeFace: blazeFace)
     }
 
     /// The window dlib searches around a BlazeFace box, as a multiple of the box's longer side: dlib's box
@@ -664,14 +699,20 @@ public final class FaceAnalyzer {
         return scale < 0.95 ? scale : nil
     }
 
-    /// The boxes `analyse(.largest)` fits: `detectFaces`'s, and, on a photo past 1 MP (whose coarse step
-    /// stops at the first faces it sees), also the faces dlib's search at the photo's own detection scale
-    /// finds beside them: a larger face the coarse step missed (turned away, where BlazeFace's guided windows
-    /// confirmed only the other) is still a candidate for the largest.
+    /// The boxes `analyse(.largest)` fits: `detectFaces`'s; on a photo past 1 MP (whose coarse step stops at
+    /// the first faces it sees), also the faces dlib's search at the photo's own detection scale finds beside
+    /// them; and, with the mesh loaded, every face BlazeFace finds in its one pass over the whole photo
+    /// (trained on faces at every yaw, ~15 ms): a face dlib's frontal detector misses (turned past ~45°, a
+    /// profile) beside one it finds is still a candidate, and its fit (the mesh, framed again from its own
+    /// points) decides whether it is kept (`kept`). Each face keeps the first search's box (`merged`).
     public func detectLargestCandidates(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
-        let first = detectFaces(gray: gray, rgb: rgb)
-        guard !first.isEmpty, Self.coarseDetectionScale(width: gray.width, height: gray.height) != nil else { return first }
-        return Self.merged(first, Self.onDetectionScale(gray) { faceFinder.detect(gray: $0, upsample: 0) })
+        var blazeFace: [FaceBox]?
+        var found = detectFaces(gray: gray, rgb: rgb, blazeFace: &blazeFace)
+        if !found.isEmpty, Self.coarseDetectionScale(width: gray.width, height: gray.height) != nil {
+            found = Self.merged(found, Self.onDetectionScale(gray) { faceFinder.detect(gray: $0, upsample: 0) })
+        }
+        guard let faceMesh, let rgb, rgb.channels == 3 else { return found }
+        return Self.merged(found, blazeFace ?? faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore))
     }
 
     /// For `--face all|INDEX`, where every face matters, not only the largest: `detectLargestCandidates`'s
@@ -693,7 +734,7 @@ public final class FaceAnalyzer {
         return found
     }
 
-    /// Detected boxes' order (before their faces are fitted; `widerFirst` orders the faces): larger box area
+    /// Detected boxes' order (before their faces are fitted; `nearerFirst` orders the faces): larger box area
     /// first; dlib's boxes come in a few fixed sizes, so ties are common: then higher detector score, then
     /// left to right, then top to bottom.
     public static func largerFirst(_ a: FaceBox, _ b: FaceBox) -> Bool {
@@ -714,14 +755,19 @@ public final class FaceAnalyzer {
     /// Runs `detect` on `gray`, or on a box-filtered copy shrunk by the smallest integer factor that brings
     /// the long side to `detectionMaxSidePx`, scaling the boxes back.
     static func onDetectionScale(_ gray: PixelImage, _ detect: (PixelImage) -> [FaceBox]) -> [FaceBox] {
-        let longSide = max(gray.width, gray.height)
-        guard longSide > detectionMaxSidePx else { return detect(gray) }
-        let factor = (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx
+        let factor = detectionScaleFactor(gray)
+        guard factor > 1 else { return detect(gray) }
         // A sliver (a 1×3000 strip, say) has no side left at that scale, and holds no face either.
         guard gray.width / factor >= 1 && gray.height / factor >= 1 else { return [] }
         let small = downscale(gray, by: factor)
         let s = Float(factor)
         return detect(small).map { FaceBox(left: $0.left * s, top: $0.top * s, right: $0.right * s, bottom: $0.bottom * s, score: $0.score) }
+    }
+
+    /// The integer factor `onDetectionScale` shrinks a photo by: 1 up to `detectionMaxSidePx`.
+    static func detectionScaleFactor(_ gray: PixelImage) -> Int {
+        let longSide = max(gray.width, gray.height)
+        return longSide > detectionMaxSidePx ? (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx : 1
     }
 
     /// Mean of each factor×factor block of a 1-channel image (partial blocks at the edges are dropped).
