@@ -399,7 +399,8 @@ public final class FaceAnalyzer {
     /// Of the mesh's two poses, the canonical face's fit to its 468 points with their depth
     /// (`FaceGeometryPose`) unless its reprojection of Coif's rigid head onto the mesh's 68 points, over the
     /// points visible at its yaw (`visibleReprojection`), is over `geometryMaxReprojectionRatio` times
-    /// solvePnP's on those 68 points: then solvePnP's. nil when neither solved. `forced`: that one alone.
+    /// solvePnP's on those 68 points: then solvePnP's. nil when solvePnP found no pose on those points (then
+    /// neither is used). `forced`: that one alone.
     ///
     /// Not the smaller reprojection: solvePnP minimises exactly that error, so it would win on every face,
     /// and on the shared AFLW2000-3D sample it is the worse pose on five of six (`coif eval pose
@@ -411,9 +412,10 @@ public final class FaceAnalyzer {
     static func bestMeshPose(pnp: HeadPose?, geometry: HeadPose?, meshLandmarks: [Vec2], headLandmarks: [Vec3],
                              intrinsics: PinholeCamera, forced: PoseMethod? = nil) -> (HeadPose, PoseMethod)? {
         switch (pnp, geometry) {
-        case (nil, nil): return nil
+        // No solvePnP pose on the mesh's points: no evidence a rigid head explains them (a camera far from
+        // the photo's own, a 2° field of view, has none in front of it), whatever the geometry's fit says.
+        case (nil, _): return nil
         case (let pnp?, nil): return forced == .meshGeometry ? nil : (pnp, .meshPnP)
-        case (nil, let geometry?): return forced == .meshPnP ? nil : (geometry, .meshGeometry)
         case (let pnp?, let geometry?):
             if let forced { return forced == .meshPnP ? (pnp, .meshPnP) : (geometry, .meshGeometry) }
             let geometryError = visibleReprojection(geometry, points: meshLandmarks, head: headLandmarks, intrinsics: intrinsics)
