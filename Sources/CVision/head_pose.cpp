@@ -86,3 +86,59 @@ extern "C" void cv_rodrigues(const double *rvec3, double *out_rotation9) {
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) out_rotation9[3 * r + c] = R.at<double>(r, c);
 }
+
+extern "C" double cv_weighted_procrustes(const double *source_xyz, const double *target_xyz, const double *weights,
+                                         int32_t count, double *out_scale, double *out_rotation9,
+                                         double *out_translation3) {
+    if (!source_xyz || !target_xyz || !out_scale || !out_rotation9 || !out_translation3 || count < 3) return -1;
+    double total = 0;
+    cv::Vec3d source_mean(0, 0, 0), target_mean(0, 0, 0);
+    for (int i = 0; i < count; ++i) {
+        const double w = weights ? weights[i] : 1;
+        if (!(w >= 0) || !std::isfinite(w)) return -1;
+        total += w;
+        source_mean += w * cv::Vec3d(source_xyz + 3 * i);
+        target_mean += w * cv::Vec3d(target_xyz + 3 * i);
+    }
+    if (!(total > 0)) return -1;
+    source_mean /= total;
+    target_mean /= total;
+    // Weighted cross-covariance of the centred points, and the source's weighted variance.
+    cv::Matx33d covariance = cv::Matx33d::zeros();
+    double source_variance = 0;
+    for (int i = 0; i < count; ++i) {
+        const double w = (weights ? weights[i] : 1) / total;
+        const cv::Vec3d a = cv::Vec3d(source_xyz + 3 * i) - source_mean, b = cv::Vec3d(target_xyz + 3 * i) - target_mean;
+        covariance += w * (b * a.t());
+        source_variance += w * a.dot(a);
+    }
+    if (!(source_variance > 1e-12)) return -1;
+    cv::Mat w, u, vt;
+    cv::SVD::compute(cv::Mat(covariance), w, u, vt);
+    // det(U V^T) = -1 is a reflection: flip the axis of the smallest singular value.
+    cv::Matx33d d = cv::Matx33d::eye();
+    if (cv::determinant(u * vt) < 0) d(2, 2) = -1;
+    const cv::Matx33d R = cv::Matx33d(cv::Mat(u)) * d * cv::Matx33d(cv::Mat(vt));
+    double trace = 0;
+    for (int i = 0; i < 3; ++i) trace += w.at<double>(i) * d(i, i);
+    const double scale = trace / source_variance;
+    const cv::Vec3d t = target_mean - scale * (R * source_mean);
+    double residual = 0;
+    for (int i = 0; i < count; ++i) {
+        const cv::Vec3d e = scale * (R * cv::Vec3d(source_xyz + 3 * i)) + t - cv::Vec3d(target_xyz + 3 * i);
+        residual += (weights ? weights[i] : 1) / total * e.dot(e);
+    }
+    *out_scale = scale;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) out_rotation9[3 * r + c] = R(r, c);
+    for (int i = 0; i < 3; ++i) out_translation3[i] = t[i];
+    return std::sqrt(residual);
+}
+
+extern "C" void cv_rotation_to_rvec(const double *rotation9, double *out_rvec3) {
+    if (!rotation9 || !out_rvec3) return;
+    cv::Mat R(3, 3, CV_64F), rvec;
+    for (int i = 0; i < 9; ++i) R.at<double>(i / 3, i % 3) = rotation9[i];
+    cv::Rodrigues(R, rvec);
+    for (int i = 0; i < 3; ++i) out_rvec3[i] = rvec.at<double>(i);
+}

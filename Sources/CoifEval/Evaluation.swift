@@ -16,12 +16,22 @@ import Glibc
 public struct AnnotatedFace: Sendable {
     public var landmarks: [Vec2]
     public var box: FaceBox?
+
+    public init(landmarks: [Vec2], box: FaceBox?) {
+        self.landmarks = landmarks
+        self.box = box
+    }
 }
 
 /// One image with its annotated faces.
 public struct AnnotatedImage: Sendable {
     public var imagePath: String
     public var faces: [AnnotatedFace]
+
+    public init(imagePath: String, faces: [AnnotatedFace]) {
+        self.imagePath = imagePath
+        self.faces = faces
+    }
 }
 
 public enum GroundTruth {
@@ -202,6 +212,8 @@ public struct PoseRow: Codable, Sendable {
     public var model: String? = nil
     /// The other model's NME on the same box (nil where it fits nothing).
     public var alternativeNME: Double? = nil
+    /// How the pose was solved (`PoseMethod`); nil when not found.
+    public var poseMethod: String? = nil
 }
 
 /// How a set of faces' chosen points compare with the other model's on the same boxes: the aim (issue #28)
@@ -234,6 +246,8 @@ public struct LandmarkReport: Codable, Sendable {
 
 public struct PoseReport: Codable, Sendable {
     public var rows: [PoseRow]
+
+    public init(rows: [PoseRow]) { self.rows = rows }
     /// Over the rows that were evaluated (failed rows left out).
     public var detectionRate: Double {
         let evaluated = rows.filter { $0.error == nil }
@@ -261,6 +275,32 @@ public struct PoseReport: Codable, Sendable {
     public var regret: ChoiceRegret { ChoiceRegret(rows.compactMap { r in r.nme.flatMap { n in r.alternativeNME.map { (n, $0) } } }) }
     /// Rows whose ground truth could not be read (see `PoseRow.error`).
     public var failedRows: [PoseRow] { rows.filter { $0.error != nil } }
+
+    /// The |yaw| bins a pose's accuracy is reported in (degrees of the ground truth's yaw; the last takes
+    /// every face past 60°): error grows with yaw, and one mean over a sample of mostly frontal faces hides it.
+    public static let yawBins: [Range<Double>] = [0..<30, 30..<60, 60..<180]
+
+    /// The figures of `yawBins`, each over the evaluated rows whose ground-truth |yaw| lies in it.
+    public var byYaw: [YawBin] {
+        Self.yawBins.map { range in
+            let inBin = rows.filter { $0.error == nil && $0.truth.count == 3 && range.contains(abs($0.truth[1])) }
+            let sub = PoseReport(rows: inBin)
+            return YawBin(fromDegrees: range.lowerBound, toDegrees: min(range.upperBound, 90), faces: inBin.count,
+                          missed: inBin.filter { !$0.found }.count, mae: sub.mae, meanSignedError: sub.meanSignedError)
+        }
+    }
+}
+
+/// A pose evaluation's figures over the faces whose ground-truth |yaw| lies in one range.
+public struct YawBin: Codable, Sendable {
+    public var fromDegrees: Double
+    public var toDegrees: Double
+    /// Annotated faces in the bin, and how many of them no detection found.
+    public var faces: Int
+    public var missed: Int
+    /// Pitch, yaw, roll over the found faces (degrees); nil when none was found.
+    public var mae: [Double]?
+    public var meanSignedError: [Double]?
 }
 
 func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
@@ -289,8 +329,9 @@ public struct Evaluator {
         return analyzer.faceFinder.landmarksMirrorAveraged(gray: gray, mirroredGray: mirroredGray, box: box, refits: landmarkRefits)
     }
 
-    /// Landmarks of every annotated face: a face counts as found when a detection's box holds the
-    /// annotation's centroid (the nearest such box when several do).
+    /// Landmarks of every annotated face: a face counts as found when a detection of every face in the photo
+    /// (`detectAllFaces`, as `--face all` sees them) overlaps the box of its annotated points
+    /// (`annotatedFaceBox`), so no detection order can hide it.
     public func landmarks(_ images: [AnnotatedImage]) throws -> LandmarkReport {
         var rows: [LandmarkRow] = []
         for item in images {
@@ -300,15 +341,13 @@ public struct Evaluator {
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
-            let boxes = analyzer.detectFaces(gray: gray, rgb: photo.image)
+            let boxes = analyzer.detectAllFaces(gray: gray, rgb: photo.image)
             ms.detect = monotonicMs() - start
             let name = (item.imagePath as NSString).lastPathComponent
             let intrinsics = FaceAnalyzer.intrinsics(for: photo.withFieldOfView(fieldOfViewDegrees))
             let mirroredGray = mirrorAverage ? gray.mirrored() : nil  // once per image, shared by its faces
             for (index, face) in item.faces.enumerated() {
-                let centre = face.landmarks.reduce(Vec2(), +) / Float(face.landmarks.count)
-                let holding = boxes.filter { $0.left <= centre.x && centre.x <= $0.right && $0.top <= centre.y && centre.y <= $0.bottom }
-                guard let box = holding.min(by: { distance($0.center, centre) < distance($1.center, centre) }) else {
+                guard let box = Self.annotatedFaceBox(face.landmarks, among: boxes) else {
                     rows.append(LandmarkRow(image: name, face: index, found: false, nme: nil, meanErrorPx: nil, ms: ms))
                     continue
                 }
@@ -333,7 +372,7 @@ public struct Evaluator {
     }
 
     /// AFLW2000-3D style: every `imageN.jpg` with an `imageN.mat` in `directory`. The face evaluated is the
-    /// detection nearest the ground truth's landmark centroid.
+    /// detection that overlaps the ground truth's points most (`annotatedFaceBox`).
     public func pose(directory: String) throws -> PoseReport {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             throw CoifError.inputMissing(path: directory)
@@ -361,10 +400,9 @@ public struct Evaluator {
             let gray = photo.image.grayscale()
             ms.decode = monotonicMs() - start
             start = monotonicMs()
-            let boxes = analyzer.detectFaces(gray: gray, rgb: photo.image)
+            let boxes = analyzer.detectAllFaces(gray: gray, rgb: photo.image)
             ms.detect = monotonicMs() - start
-            let centre = truth.landmarks.reduce(Vec2(), +) / 68
-            guard let box = boxes.min(by: { distance($0.center, centre) < distance($1.center, centre) }) else {
+            guard let box = Self.annotatedFaceBox(truth.landmarks, among: boxes) else {
                 rows.append(PoseRow(image: name, found: false, truth: truthAngles, estimate: nil, absError: nil, nme: nil, ms: ms))
                 continue
             }
@@ -389,7 +427,7 @@ public struct Evaluator {
             let other = alternative(to: choice.model, image: photo.image, gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
             rows.append(PoseRow(image: name, found: true, truth: truthAngles, estimate: estimate, absError: errors,
                                 nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue,
-                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }))
+                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }, poseMethod: choice.poseMethod.rawValue))
         }
         return PoseReport(rows: rows)
     }
@@ -404,6 +442,25 @@ public struct Evaluator {
             return points.count == 68 ? points : nil
         case nil: return nil
         }
+    }
+
+    /// The detection that is the annotated face: of the boxes covering at least half of the annotated points'
+    /// bounding box, or lying at least half inside it (intersection over the smaller of the two), the one
+    /// with the largest intersection over union; nil when none overlaps that much. By overlap, not by the
+    /// detections' order or which box holds the points' centroid: a turned face's centroid can sit outside a
+    /// tight box, and a nearer face listed first can never take the annotation's place.
+    public static func annotatedFaceBox(_ points: [Vec2], among boxes: [FaceBox]) -> FaceBox? {
+        guard let first = points.first else { return nil }
+        var lo = first, hi = first
+        for p in points { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
+        let annotated = FaceBox(left: lo.x, top: lo.y, right: hi.x, bottom: hi.y, score: 0)
+        func iou(_ b: FaceBox) -> Float {
+            let w = max(0, min(b.right, annotated.right) - max(b.left, annotated.left))
+            let h = max(0, min(b.bottom, annotated.bottom) - max(b.top, annotated.top))
+            let union = b.width * b.height + annotated.width * annotated.height - w * h
+            return union > 0 ? w * h / union : 0
+        }
+        return boxes.filter { FaceAnalyzer.overlap($0, annotated) >= 0.5 }.max { iou($0) < iou($1) }
     }
 
     /// (NME by the outer-eye-corner distance of the truth, mean point error in pixels).

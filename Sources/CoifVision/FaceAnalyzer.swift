@@ -21,6 +21,18 @@ public enum LandmarkModel: String, Sendable, Codable {
     case mesh
 }
 
+/// How a face's pose was solved (`FaceAnalyzer.chooseLandmarks` keeps the one whose pose reprojects Coif's
+/// rigid head best onto the points seen).
+public enum PoseMethod: String, Sendable, Codable {
+    /// The mesh's 468 points with their depth, fitted to MediaPipe's canonical face by weighted Procrustes
+    /// (`FaceGeometryPose`).
+    case meshGeometry = "mesh-geometry"
+    /// solvePnP on the mesh's 68 points.
+    case meshPnP = "mesh-pnp"
+    /// solvePnP on dlib's 68 points.
+    case dlibPnP = "dlib-pnp"
+}
+
 /// One face: where it is, its 68 points and its head pose, which model fitted them, and the mesh's 468
 /// points when the mesh was used.
 public struct FaceFit: Sendable {
@@ -31,6 +43,8 @@ public struct FaceFit: Sendable {
     /// Which model's points the pose was solved from: the mesh's wherever it fitted, also where dlib's
     /// points are kept (`FaceAnalysis.poseLandmarks`).
     public var poseModel: LandmarkModel
+    /// How the pose was solved from those points.
+    public var poseMethod: PoseMethod
     public var meshPoints: [Vec3]?
 
     public init(_ analysis: FaceAnalysis) {
@@ -38,14 +52,15 @@ public struct FaceFit: Sendable {
         landmarks = analysis.chosen.landmarks
         pose = analysis.pose
         landmarkModel = analysis.landmarkModel
-        poseModel = analysis.poseLandmarks == nil ? analysis.landmarkModel : .mesh
+        poseMethod = analysis.poseMethod
+        poseModel = analysis.poseMethod == .dlibPnP ? .dlib : .mesh
         meshPoints = analysis.meshPoints
     }
 }
 
 /// What the vision stages found for one face of a frame: reusable when only the style or the look changes.
 public struct FaceAnalysis: Sendable {
-    /// Every face kept in the frame, largest first (`FaceAnalyzer.widerFirst`).
+    /// Every face kept in the frame, nearest first (`FaceAnalyzer.nearerFirst`).
     public var faceBoxes: [FaceBox]
     public var chosen: Face
     /// The camera the pose was solved with.
@@ -63,6 +78,15 @@ public struct FaceAnalysis: Sendable {
     /// The region the mesh's final points frame, where a clip's next frame starts its mesh (as MediaPipe
     /// tracks); nil when the mesh did not fit.
     public var meshRegion: FaceRegion? = nil
+    /// How `pose` was solved.
+    public var poseMethod: PoseMethod = .dlibPnP
+    /// The mesh's 468 points when `pose` was solved from them (`poseMethod` `.meshGeometry`), whatever
+    /// `landmarkModel` is: what the pose is solved again from with other intrinsics.
+    public var poseMesh: [Vec3]? = nil
+    /// solvePnP's RMS reprojection error (pixels) of Coif's rigid head on the points the pose came from:
+    /// the evidence that a head is there at all, which a frame's faces are kept by (`FaceAnalyzer.kept`)
+    /// and a track is lost by. The same figure whichever way `pose` was then solved.
+    public var rigidFitErrorPx: Double = 0
 }
 
 public final class FaceAnalyzer {
@@ -81,18 +105,22 @@ public final class FaceAnalyzer {
     /// 0 for renders, so the committed goldens stay byte-identical; `coif eval` uses 2 (see Evaluator).
     public var landmarkRefits = 0
 
+    /// MediaPipe's canonical face placed on Coif's head: the pose from the mesh's 468 points.
+    public let faceGeometry: FaceGeometryPose?
+
     public init(faceFinder: FaceFinder, headLandmarks: [Vec3], faceMesh: FaceMesh? = nil) {
         self.faceFinder = faceFinder
         self.headLandmarks = headLandmarks
         self.faceMesh = faceMesh
+        faceGeometry = FaceGeometryPose(headLandmarks: headLandmarks)
     }
 
-    /// detect → landmarks → pose of one face. `.largest` fits every face of `detectLargestCandidates` (the
-    /// first detector pass that finds anything, at the scale the photo needs) and keeps the first in `kept`'s
-    /// order: the face `analyseAll` lists first, without its 2x pass for small faces (a face only that pass
-    /// finds is under dlib's 80-px window, never the largest where larger ones were found). `.index(i)` is the i-th face of
-    /// `analyseAll`, so indices match `--face all` and `coif landmarks`. `.all` analyses the largest face here
-    /// (use `analyseAll` for every face).
+    /// detect → landmarks → pose of one face. `.largest` is the face `analyseAll` lists first, the nearest
+    /// (`nearerFirst`). It fits every face of `detectLargestCandidates` (dlib at the scale the photo needs and
+    /// BlazeFace over the whole photo) and keeps the nearest, without `analyseAll`'s 2x pass for faces under
+    /// dlib's window, where that pass cannot hold a nearer face (`upsampledPassCannotHoldANearerFace`);
+    /// otherwise it runs `analyseAll`. `.index(i)` is the i-th face of `analyseAll`, so indices match
+    /// `--face all` and `coif landmarks`. `.all` analyses the largest face here (use `analyseAll` for every face).
     public func analyse(_ frame: Frame, face choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> FaceAnalysis {
         if case .index(let i) = choice {
             let all = try analyseAll(frame, timing: &timing)
@@ -103,7 +131,34 @@ public final class FaceAnalyzer {
         }
         let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectLargestCandidates(gray: gray, rgb: frame.image) }
-        return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0]
+        guard Self.upsampledPassRuns(gray) else { return try fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0] }
+        if let nearest = try? fitEach(frame, gray: gray, boxes: boxes, timing: &timing)[0],
+           upsampledPassCannotHoldANearerFace(than: nearest, gray: gray) {
+            return nearest
+        }
+        return try analyseAll(frame, timing: &timing)[0]
+    }
+
+    /// Whether `analyseAll`'s 2x pass runs on this photo (`detectAllFaces`): its detection-scale short side
+    /// under 1200 px.
+    static func upsampledPassRuns(_ gray: PixelImage) -> Bool {
+        let factor = detectionScaleFactor(gray)
+        return min(gray.width / factor, gray.height / factor) < 1200
+    }
+
+    /// A head's size in the photo is its distance: a face the 2x pass alone finds has a box under dlib's
+    /// 80-px window (at the detection scale), so a frontal face there is under ~80 px jaw to jaw. `nearest`'s
+    /// head, frontal at its distance, would measure f · jaw / z (Coif's jaw, 0 → 16); when that is at least
+    /// twice the window, a face under the window is nearer only on a head under half Coif's width, which no
+    /// person has, and the 2x pass cannot change which face is nearest. Only a face a rigid head explains
+    /// counts (`kept`'s rule), since `analyseAll` might otherwise keep another.
+    func upsampledPassCannotHoldANearerFace(than nearest: FaceAnalysis, gray: PixelImage) -> Bool {
+        guard nearest.rigidFitErrorPx <= Self.maxReprojectionPerBoxWidth * Double(nearest.chosen.box.width), nearest.pose.tvec[2] > 0 else {
+            return false
+        }
+        let jawMm = Double(length(headLandmarks[16] - headLandmarks[0]))
+        let frontalJawPx = nearest.intrinsics.fx * jawMm / nearest.pose.tvec[2]
+        return frontalJawPx >= 2 * Self.hogSmallestFacePx * Double(Self.detectionScaleFactor(gray))
     }
 
     /// The faces a choice asks for: every face for `.all`, else the one chosen.
@@ -148,22 +203,23 @@ public final class FaceAnalyzer {
         return faces.map { var a = $0; a.faceBoxes = boxesKept; return a }
     }
 
-    /// One order of faces for every command (`render`, `recolor`, `recommend`, `sheet`, `landmarks`, and
-    /// `--face INDEX`): wider first, by the jaw-to-jaw width of each face's chosen 68 points (`faceWidthPx`);
-    /// ties by `largerFirst`'s box order. Detector boxes are no measure of size across faces: dlib's come in a
-    /// few fixed sizes, BlazeFace's and the profile cascade's frame a face differently, and a face turned
-    /// away gets a box as large as a frontal one nearer the camera.
-    public static func widerFirst(_ a: FaceAnalysis, _ b: FaceAnalysis) -> Bool {
-        if a.faceWidthPx != b.faceWidthPx { return a.faceWidthPx > b.faceWidthPx }
+    /// One order of faces for every command (`render`, `recolor`, `recommend`, `sheet`, `landmarks`, `eval`,
+    /// `batch`, `video`, and `--face INDEX`): nearer first, by the distance of each face's head (its pose's
+    /// tvec z: the head's size in the photo given its pose, every face measured against Coif's one head);
+    /// ties by `largerFirst`'s box order. "Largest" is the first. Neither a box nor the jaw's width in the
+    /// photo is a measure of size across faces: both shrink as a face turns (a face turned 55° read 386 px of
+    /// box but a narrower jaw than a frontal face 40% farther away), and dlib's boxes come in a few sizes.
+    public static func nearerFirst(_ a: FaceAnalysis, _ b: FaceAnalysis) -> Bool {
+        if a.pose.tvec[2] != b.pose.tvec[2] { return a.pose.tvec[2] < b.pose.tvec[2] }
         return largerFirst(a.chosen.box, b.chosen.box)
     }
 
-    /// The faces a frame keeps, widest first (`widerFirst`): those whose landmarks a rigid head explains
-    /// (pose reprojection within `maxReprojectionPerBoxWidth` of the box's width); when none does, the widest
-    /// alone, so a face is still found where one fits at all.
+    /// The faces a frame keeps, nearest first (`nearerFirst`): those whose landmarks a rigid head explains
+    /// (solvePnP's reprojection within `maxReprojectionPerBoxWidth` of the box's width, `rigidFitErrorPx`);
+    /// when none does, the nearest alone, so a face is still found where one fits at all.
     public static func kept(_ fits: [FaceAnalysis]) -> [FaceAnalysis] {
-        let ordered = fits.sorted(by: widerFirst)
-        let rigid = ordered.filter { $0.pose.reprojectionErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
+        let ordered = fits.sorted(by: nearerFirst)
+        let rigid = ordered.filter { $0.rigidFitErrorPx <= maxReprojectionPerBoxWidth * Double($0.chosen.box.width) }
         return rigid.isEmpty ? Array(ordered.prefix(1)) : rigid
     }
 
@@ -186,7 +242,7 @@ public final class FaceAnalyzer {
     public func fit(_ frame: Frame, trackedBox box: FaceBox, meshFrom: FaceRegion? = nil, gray: PixelImage? = nil,
                     timing: inout FrameTiming) throws -> FaceAnalysis {
         let fitted = try fit(frame, gray: gray ?? frame.image.grayscale(), boxes: [box], box: box, meshFrom: meshFrom, timing: &timing)
-        guard fitted.pose.reprojectionErrorPx <= Self.maxTrackedReprojectionPerBoxWidth * Double(box.width) else {
+        guard fitted.rigidFitErrorPx <= Self.maxTrackedReprojectionPerBoxWidth * Double(box.width) else {
             throw CoifError.noFace(path: frame.source)
         }
         return fitted
@@ -210,18 +266,20 @@ public final class FaceAnalyzer {
         // A field of view the user forced can be one no real camera has for the photo: at 179° the pose
         // solved, 10 m off the axis at 16 cm, yaw 77° and roll −62° for a frontal face. Such a camera fits
         // the landmarks far worse than the photo's own does: over `maxForcedReprojectionPerBoxWidth`, no pose.
-        if frame.fieldOfViewDegrees != nil && chosen.pose.reprojectionErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
+        if frame.fieldOfViewDegrees != nil && chosen.rigidFitErrorPx > Self.maxForcedReprojectionPerBoxWidth * Double(box.width) {
             let fov = intrinsics.horizontalFieldOfViewDegrees(width: frame.image.width)
             throw CoifError.poseNotFound(path: frame.source, reason: String(
                 format: "camera field of view %.1f° reprojects the landmarks %.1f px off, over %.0f%% of the face's width; try --fov-degrees near 50",
-                fov, chosen.pose.reprojectionErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))
+                fov, chosen.rigidFitErrorPx, 100 * Self.maxForcedReprojectionPerBoxWidth))
         }
         let landmarks = chosen.landmarks
         let face = Face(box: box, landmarks: landmarks)
         let faceWidth = Double(length(Vec3(landmarks[16].x - landmarks[0].x, landmarks[16].y - landmarks[0].y, 0)))
         return FaceAnalysis(faceBoxes: ordered, chosen: face, intrinsics: intrinsics, pose: chosen.pose, faceWidthPx: faceWidth,
                             landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil,
-                            poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) })
+                            poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) },
+                            poseMethod: chosen.poseMethod, poseMesh: chosen.poseMethod == .meshGeometry ? chosen.mesh?.points : nil,
+                            rigidFitErrorPx: chosen.rigidFitErrorPx)
     }
 
     /// A face's 68 points and pose, from dlib or from the mesh (see `chooseLandmarks`).
@@ -233,6 +291,12 @@ public final class FaceAnalyzer {
         public var mesh: FaceMeshFit?
         /// The mesh's 68 points when `pose` was solved from them while `landmarks` are dlib's.
         public var poseLandmarks: [Vec2]? = nil
+        /// How `pose` was solved.
+        public var poseMethod: PoseMethod = .dlibPnP
+        /// solvePnP's RMS reprojection error (pixels) on the points the pose came from, where `pose` was not
+        /// solvePnP's own: how well a rigid head explains those points (`FaceAnalysis.rigidFitErrorPx`).
+        public var pnpErrorPx: Double? = nil
+        public var rigidFitErrorPx: Double { pnpErrorPx ?? pose.reprojectionErrorPx }
     }
 
     /// Past this yaw, read from the mesh's own pose, the mesh's points and pose replace dlib's. dlib's
@@ -254,6 +318,9 @@ public final class FaceAnalyzer {
     /// pitch MAE 6.98° → 4.77°, mean 3.91° → 3.41° (docs/measurements.md, "The pose from the mesh").
     /// `coif eval pose --pose-from dlib` measures the other way.
     public var poseFromMesh = true
+    /// Where the mesh fits, solve its pose this way only instead of choosing (`bestMeshPose`): what
+    /// `coif eval pose --pose-from mesh-geometry|mesh-pnp` measures. nil: choose.
+    public var meshPoseMethod: PoseMethod? = nil
 
     /// dlib's 68 points are not trusted when their eye line (36–41 → 42–47) and the mesh's (outer corners
     /// 33 → 263) differ by more than this: dlib's shape prior holds a rolled face near upright and returns
@@ -296,7 +363,7 @@ public final class FaceAnalyzer {
         var first = timing.measure(.landmarks) { firstPass.flatMap { (try? $0.wait()) ?? nil } }
         let dlibChoice = { () throws -> LandmarkChoice? in
             guard let dlibPose else { return nil }
-            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil)
+            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: nil, poseMethod: .dlibPnP)
         }
         if dlibPose == nil, meshLoaded, firstPass == nil {
             // dlib fitted nothing on a face under the mesh's size: the mesh is all there is.
@@ -308,15 +375,63 @@ public final class FaceAnalyzer {
         let mesh = timing.measure(.landmarks) { Self.reframed(fit, mesh: faceMesh, image: image) }
         guard mesh.presence >= Self.meshMinPresence else { return try dlibChoice() }
         let meshLandmarks = mesh.landmarks68
-        guard let meshPose = try? timing.measure(.pose, { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) }) else {
+        let pnpPose = try? timing.measure(.pose, { try solveMeshPose(landmarks: meshLandmarks, intrinsics: intrinsics) })
+        let geometryPose = timing.measure(.pose) {
+            faceGeometry?.solve(meshPoints: mesh.points, landmarks68: meshLandmarks, headLandmarks: headLandmarks, intrinsics: intrinsics)
+        }
+        guard let (meshPose, meshMethod) = Self.bestMeshPose(pnp: pnpPose, geometry: geometryPose, meshLandmarks: meshLandmarks,
+                                                             headLandmarks: headLandmarks, intrinsics: intrinsics,
+                                                             forced: meshPoseMethod) else {
             return try dlibChoice()
         }
         guard let dlibPose, abs(meshPose.yawDegrees) <= meshSwitchYawDegrees,
               Self.rollDisagreement(dlib, mesh) <= Self.meshRollDisagreementDegrees else {
-            return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh)
+            return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh, poseMethod: meshMethod,
+                                  pnpErrorPx: pnpPose?.reprojectionErrorPx)
         }
-        guard poseFromMesh else { return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh) }
-        return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks)
+        guard poseFromMesh else {
+            return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh, poseMethod: .dlibPnP)
+        }
+        return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks, poseMethod: meshMethod,
+                              pnpErrorPx: pnpPose?.reprojectionErrorPx)
+    }
+
+    /// Of the mesh's two poses, the canonical face's fit to its 468 points with their depth
+    /// (`FaceGeometryPose`) unless its reprojection of Coif's rigid head onto the mesh's 68 points, over the
+    /// points visible at its yaw (`visibleReprojection`), is over `geometryMaxReprojectionRatio` times
+    /// solvePnP's on those 68 points: then solvePnP's. nil when solvePnP found no pose on those points (then
+    /// neither is used). `forced`: that one alone.
+    ///
+    /// Not the smaller reprojection: solvePnP minimises exactly that error, so it would win on every face,
+    /// and on the shared AFLW2000-3D sample it is the worse pose on five of six (`coif eval pose
+    /// --pose-from mesh-pnp|mesh-geometry`): MAE pitch/yaw/roll 3.76/3.18/1.45° against 3.13/2.48/0.80°; at
+    /// |yaw| 0–30° yaw 1.03 against 0.61°, at 30–60° 6.88 against 3.03°. Only the face at 65.6°, where the
+    /// mesh itself is off (NME 29.8%), reads worse from the geometry (yaw error 8.1 → 9.4°). The geometry's
+    /// reprojection runs 1.1–1.6 times solvePnP's on the sample and on the turned portraits; past twice it,
+    /// the mesh's depth contradicts its own points and the depth is not trusted.
+    static func bestMeshPose(pnp: HeadPose?, geometry: HeadPose?, meshLandmarks: [Vec2], headLandmarks: [Vec3],
+                             intrinsics: PinholeCamera, forced: PoseMethod? = nil) -> (HeadPose, PoseMethod)? {
+        switch (pnp, geometry) {
+        // No solvePnP pose on the mesh's points: no evidence a rigid head explains them (a camera far from
+        // the photo's own, a 2° field of view, has none in front of it), whatever the geometry's fit says.
+        case (nil, _): return nil
+        case (let pnp?, nil): return forced == .meshGeometry ? nil : (pnp, .meshPnP)
+        case (let pnp?, let geometry?):
+            if let forced { return forced == .meshPnP ? (pnp, .meshPnP) : (geometry, .meshGeometry) }
+            let geometryError = visibleReprojection(geometry, points: meshLandmarks, head: headLandmarks, intrinsics: intrinsics)
+            let pnpError = visibleReprojection(pnp, points: meshLandmarks, head: headLandmarks, intrinsics: intrinsics)
+            return geometryError <= geometryMaxReprojectionRatio * pnpError ? (geometry, .meshGeometry) : (pnp, .meshPnP)
+        }
+    }
+
+    /// See `bestMeshPose`.
+    public static let geometryMaxReprojectionRatio = 2.0
+
+    /// RMS (pixels) between Coif's rigid reference points projected with `pose` and `points`, over the rigid
+    /// points visible at the pose's yaw (all of them within `selfOcclusionYawDegrees`).
+    public static func visibleReprojection(_ pose: HeadPose, points: [Vec2], head: [Vec3], intrinsics: PinholeCamera) -> Double {
+        let subset = abs(pose.yawDegrees) > selfOcclusionYawDegrees ? visibleRigidLandmarks(yawDegrees: pose.yawDegrees) : rigidLandmarks
+        return pose.reprojectionRMS(of: subset.map { head[$0] }, onto: subset.map { points[$0] }, intrinsics: intrinsics)
     }
 
     /// `fit` framed again from its own points, as MediaPipe tracks, until the frame its points give is the
@@ -371,6 +486,7 @@ public final class FaceAnalyzer {
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
     /// length): solved as the face's landmark model solves it.
     public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         return analysis.landmarkModel == .mesh
@@ -417,6 +533,7 @@ public final class FaceAnalyzer {
     /// two are blended over `continuousYawBand` of the rigid points' yaw, so the pose moves smoothly with
     /// the points. The mesh's points are solved as a still's are.
     public func solvePoseContinuous(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
         guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
@@ -427,6 +544,17 @@ public final class FaceAnalyzer {
         let visible = Self.visibleRigidLandmarks(yawDegrees: first.yawDegrees)
         guard let second = try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics) else { return first }
         return weight >= 1 ? second : HeadPose.blend(first, second, weight: weight)
+    }
+
+    /// The canonical face's pose again from the mesh it was solved from, with `intrinsics`; nil when the
+    /// face's pose was not solved that way. Throws `poseNotFound`-like internal errors as solvePnP does.
+    func geometryPose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose? {
+        guard analysis.poseMethod == .meshGeometry, let mesh = analysis.poseMesh, let faceGeometry else { return nil }
+        let points = analysis.poseLandmarks ?? analysis.chosen.landmarks
+        guard let pose = faceGeometry.solve(meshPoints: mesh, landmarks68: points, headLandmarks: headLandmarks, intrinsics: intrinsics) else {
+            throw CoifError.internalError("pose: the canonical face's fit lies behind the camera")
+        }
+        return pose
     }
 
     /// The rigid points' yaw (degrees) over which a clip's pose goes from theirs to the visible points'.
@@ -472,7 +600,12 @@ public final class FaceAnalyzer {
     /// profile cascade). Photos longer than `detectionMaxSidePx` are detected on a downscaled copy; boxes
     /// come back in the photo's pixels.
     public func detectFaces(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
-        var blazeFace: [FaceBox]?  // BlazeFace's boxes once it has run, so the fallback does not run it again
+        var blazeFace: [FaceBox]?
+        return detectFaces(gray: gray, rgb: rgb, blazeFace: &blazeFace)
+    }
+
+    /// `detectFaces`, leaving BlazeFace's boxes in `blazeFace` when it ran (so no caller runs it again).
+    func detectFaces(gray: PixelImage, rgb: PixelImage?, blazeFace: inout [FaceBox]?) -> [FaceBox] {
         if let scale = Self.coarseDetectionScale(width: gray.width, height: gray.height) {
             if let faceMesh, let rgb, rgb.channels == 3 {
                 let candidates = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore)
@@ -492,7 +625,9 @@ public final class FaceAnalyzer {
             }
             return []
         }
-        return found.isEmpty ? fallbackDetections(gray: gray, rgb: rgb, blazeFace: blazeFace) : found
+        guard found.isEmpty else { return found }
+        if blazeFace == nil, let faceMesh, let rgb, rgb.channels == 3 { blazeFace = faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore) }
+        return fallbackDetections(gray: gray, rgb: rgb, blazeFace: blazeFace)
     }
 
     /// The window dlib searches around a BlazeFace box, as a multiple of the box's longer side: dlib's box
@@ -566,14 +701,20 @@ public final class FaceAnalyzer {
         return scale < 0.95 ? scale : nil
     }
 
-    /// The boxes `analyse(.largest)` fits: `detectFaces`'s, and, on a photo past 1 MP (whose coarse step
-    /// stops at the first faces it sees), also the faces dlib's search at the photo's own detection scale
-    /// finds beside them: a larger face the coarse step missed (turned away, where BlazeFace's guided windows
-    /// confirmed only the other) is still a candidate for the largest.
+    /// The boxes `analyse(.largest)` fits: `detectFaces`'s; on a photo past 1 MP (whose coarse step stops at
+    /// the first faces it sees), also the faces dlib's search at the photo's own detection scale finds beside
+    /// them; and, with the mesh loaded, every face BlazeFace finds in its one pass over the whole photo
+    /// (trained on faces at every yaw, ~15 ms): a face dlib's frontal detector misses (turned past ~45°, a
+    /// profile) beside one it finds is still a candidate, and its fit (the mesh, framed again from its own
+    /// points) decides whether it is kept (`kept`). Each face keeps the first search's box (`merged`).
     public func detectLargestCandidates(gray: PixelImage, rgb: PixelImage? = nil) -> [FaceBox] {
-        let first = detectFaces(gray: gray, rgb: rgb)
-        guard !first.isEmpty, Self.coarseDetectionScale(width: gray.width, height: gray.height) != nil else { return first }
-        return Self.merged(first, Self.onDetectionScale(gray) { faceFinder.detect(gray: $0, upsample: 0) })
+        var blazeFace: [FaceBox]?
+        var found = detectFaces(gray: gray, rgb: rgb, blazeFace: &blazeFace)
+        if !found.isEmpty, Self.coarseDetectionScale(width: gray.width, height: gray.height) != nil {
+            found = Self.merged(found, Self.onDetectionScale(gray) { faceFinder.detect(gray: $0, upsample: 0) })
+        }
+        guard let faceMesh, let rgb, rgb.channels == 3 else { return found }
+        return Self.merged(found, blazeFace ?? faceMesh.detect(rgb, minScore: Self.blazeFaceMinScore))
     }
 
     /// For `--face all|INDEX`, where every face matters, not only the largest: `detectLargestCandidates`'s
@@ -595,7 +736,7 @@ public final class FaceAnalyzer {
         return found
     }
 
-    /// Detected boxes' order (before their faces are fitted; `widerFirst` orders the faces): larger box area
+    /// Detected boxes' order (before their faces are fitted; `nearerFirst` orders the faces): larger box area
     /// first; dlib's boxes come in a few fixed sizes, so ties are common: then higher detector score, then
     /// left to right, then top to bottom.
     public static func largerFirst(_ a: FaceBox, _ b: FaceBox) -> Bool {
@@ -616,14 +757,19 @@ public final class FaceAnalyzer {
     /// Runs `detect` on `gray`, or on a box-filtered copy shrunk by the smallest integer factor that brings
     /// the long side to `detectionMaxSidePx`, scaling the boxes back.
     static func onDetectionScale(_ gray: PixelImage, _ detect: (PixelImage) -> [FaceBox]) -> [FaceBox] {
-        let longSide = max(gray.width, gray.height)
-        guard longSide > detectionMaxSidePx else { return detect(gray) }
-        let factor = (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx
+        let factor = detectionScaleFactor(gray)
+        guard factor > 1 else { return detect(gray) }
         // A sliver (a 1×3000 strip, say) has no side left at that scale, and holds no face either.
         guard gray.width / factor >= 1 && gray.height / factor >= 1 else { return [] }
         let small = downscale(gray, by: factor)
         let s = Float(factor)
         return detect(small).map { FaceBox(left: $0.left * s, top: $0.top * s, right: $0.right * s, bottom: $0.bottom * s, score: $0.score) }
+    }
+
+    /// The integer factor `onDetectionScale` shrinks a photo by: 1 up to `detectionMaxSidePx`.
+    static func detectionScaleFactor(_ gray: PixelImage) -> Int {
+        let longSide = max(gray.width, gray.height)
+        return longSide > detectionMaxSidePx ? (longSide + detectionMaxSidePx - 1) / detectionMaxSidePx : 1
     }
 
     /// Mean of each factor×factor block of a 1-channel image (partial blocks at the edges are dropped).

@@ -82,11 +82,14 @@ struct EvalPose: ParsableCommand {
     var fovDegrees: Double?
     @Option(help: "The mesh's yaw (degrees) past which its points replace dlib's (default 40; 0: the mesh wherever it fits, 90: dlib alone).")
     var meshSwitchYaw: Double?
-    @Option(help: "Where dlib's points are kept, which points the pose is solved from: 'mesh' (the default: the mesh's, wherever it fits) or 'dlib'.")
+    @Option(help: "Where dlib's points are kept, which points the pose is solved from: 'mesh' (the default: the mesh's, wherever it fits, by whichever of its two poses reprojects Coif's head best), 'mesh-geometry' or 'mesh-pnp' (that pose of the mesh's alone), or 'dlib'.")
     var poseFrom: PosePoints = .mesh
     @OptionGroup var global: GlobalOptions
 
-    enum PosePoints: String, ExpressibleByArgument { case mesh, dlib }
+    enum PosePoints: String, ExpressibleByArgument {
+        case mesh, dlib
+        case meshGeometry = "mesh-geometry", meshPnP = "mesh-pnp"
+    }
 
     func run() throws {
         var failed: [PoseRow] = []
@@ -98,20 +101,22 @@ struct EvalPose: ParsableCommand {
             }
             let analyzer = try FaceAnalyzer.standard()
             if let meshSwitchYaw { analyzer.meshSwitchYawDegrees = meshSwitchYaw }
-            analyzer.poseFromMesh = poseFrom == .mesh
+            analyzer.poseFromMesh = poseFrom != .dlib
+            analyzer.meshPoseMethod = poseFrom == .meshGeometry ? .meshGeometry : poseFrom == .meshPnP ? .meshPnP : nil
             let report = try Evaluator(analyzer: analyzer, fieldOfViewDegrees: fovDegrees).pose(directory: directory)
             guard !report.rows.isEmpty else { throw CoifError.invalidOption(name: "DIR", reason: "\(directory) has no imageN.jpg + imageN.mat pairs") }
             defer { if !report.failedRows.isEmpty { failed = report.failedRows } }
             if json {
                 struct Out: Encodable {
                     var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var meanSignedError: [Double]?
-                    var regret: ChoiceRegret; var failed: Int
+                    var byYaw: [YawBin]; var regret: ChoiceRegret; var failed: Int
                 }
                 try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE,
-                                  meanSignedError: report.meanSignedError, regret: report.regret, failed: report.failedRows.count))
+                                  meanSignedError: report.meanSignedError, byYaw: report.byYaw, regret: report.regret,
+                                  failed: report.failedRows.count))
                 return
             }
-            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME   other   det/lmk/pose ms")
+            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME   other   det/lmk/pose ms  pose from")
             for r in report.rows {
                 if let error = r.error {
                     print(padded(r.image, 16) + " FAILED " + error.replacingOccurrences(of: "\n", with: " "))
@@ -123,7 +128,7 @@ struct EvalPose: ParsableCommand {
                 print(padded(r.image, 16) + " " + padded(r.found ? (r.model ?? "yes") : "NO", 5) + "  \(t)   \(e)   \(a)  "
                       + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true) + " "
                       + padded(f(r.alternativeNME.map { $0 * 100 }, "%.1f%%"), 6, right: true)
-                      + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose))
+                      + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose) + "  " + (r.poseMethod ?? ""))
             }
             let mae = report.mae, bias = report.meanSignedError
             print(String(format: "images %d (%d failed), detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
@@ -131,6 +136,14 @@ struct EvalPose: ParsableCommand {
                          f(report.meanMAE) as NSString))
             print(String(format: "mean signed error (estimate - truth) pitch %@ yaw %@ roll %@ (degrees)", f(bias?[0], "%+.2f") as NSString,
                          f(bias?[1], "%+.2f") as NSString, f(bias?[2], "%+.2f") as NSString))
+            for bin in report.byYaw {
+                let name = String(format: "|yaw| %2.0f-%2.0f°", bin.fromDegrees, bin.toDegrees)
+                guard bin.faces > 0 else { print("\(name): no faces"); continue }
+                let m = bin.mae, b = bin.meanSignedError
+                print(String(format: "%@: %d faces, %d missed, MAE pitch %@ yaw %@ roll %@, mean signed pitch %@ yaw %@ roll %@", name as NSString,
+                             bin.faces, bin.missed, f(m?[0]) as NSString, f(m?[1]) as NSString, f(m?[2]) as NSString,
+                             f(b?[0], "%+.2f") as NSString, f(b?[1], "%+.2f") as NSString, f(b?[2], "%+.2f") as NSString))
+            }
             print(regretLine(report.regret))
         }
         // Every row was measured and printed; unreadable ground truth still fails the run (exit 50).

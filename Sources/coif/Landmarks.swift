@@ -9,7 +9,7 @@ import Foundation
 struct Landmarks: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the faces in a photo: box, 68 landmarks, head pose (yaw/pitch/roll, rvec, tvec, intrinsics), and which model fitted them.",
-        discussion: "Pose angles are degrees relative to a frontal head looking into the camera: yaw + = nose toward image right, pitch + = chin up, roll + = head tilted clockwise in the image. rvec/tvec map Coif's head space (mm) to OpenCV camera space. landmarkModel is 'dlib' (68-point predictor) or 'mesh' (MediaPipe FaceMesh, used past dlib's range); poseModel names the points the pose was solved from ('mesh' wherever the mesh fitted, also where dlib's points are kept; 'dlib' where the mesh did not fit); with 'mesh', 'mesh' holds its 468 points (x, y pixels; z relative depth in pixels, + away from the camera)."
+        discussion: "Pose angles are degrees relative to a frontal head looking into the camera: yaw + = nose toward image right, pitch + = chin up, roll + = head tilted clockwise in the image. rvec/tvec map Coif's head space (mm) to OpenCV camera space. landmarkModel is 'dlib' (68-point predictor) or 'mesh' (MediaPipe FaceMesh, used past dlib's range); poseModel names the points the pose was solved from ('mesh' wherever the mesh fitted, also where dlib's points are kept; 'dlib' where the mesh did not fit); poseMethod says how: 'mesh-geometry' (the mesh's 468 points with depth fitted to MediaPipe's canonical face by weighted Procrustes), 'mesh-pnp' or 'dlib-pnp' (solvePnP on that model's 68 points), whichever reprojects Coif's rigid head best; with 'mesh', 'mesh' holds its 468 points (x, y pixels; z relative depth in pixels, + away from the camera)."
     )
 
     @Argument(help: "The photo (JPEG, PNG or PPM).")
@@ -57,6 +57,7 @@ struct Landmarks: ParsableCommand {
                             "landmarks": face.landmarks.map { [$0.x, $0.y] },
                             "landmarkModel": face.landmarkModel.rawValue,
                             "poseModel": face.poseModel.rawValue,
+                            "poseMethod": face.poseMethod.rawValue,
                             "mesh": face.meshPoints.map { $0.map { [$0.x, $0.y, $0.z] } } ?? NSNull(),
                             "pose": [
                                 "yawDegrees": face.pose.yawDegrees, "pitchDegrees": face.pose.pitchDegrees, "rollDegrees": face.pose.rollDegrees,
@@ -71,8 +72,8 @@ struct Landmarks: ParsableCommand {
                 print("\(photo): \(frame.image.width)x\(frame.image.height), \(faces.count) face(s), fx \(String(format: "%.1f", intrinsics.fx)) px")
                 for (i, fit) in faces.enumerated() {
                     let b = fit.box
-                    print(String(format: "face %d: box (%.0f,%.0f)-(%.0f,%.0f) score %.2f  points %@, pose %@  yaw %+.1f° pitch %+.1f° roll %+.1f°  tvec (%.0f, %.0f, %.0f) mm  reprojection %.2f px",
-                                 i, b.left, b.top, b.right, b.bottom, b.score, fit.landmarkModel.rawValue, fit.poseModel.rawValue, fit.pose.yawDegrees, fit.pose.pitchDegrees,
+                    print(String(format: "face %d: box (%.0f,%.0f)-(%.0f,%.0f) score %.2f  points %@, pose %@ (%@)  yaw %+.1f° pitch %+.1f° roll %+.1f°  tvec (%.0f, %.0f, %.0f) mm  reprojection %.2f px",
+                                 i, b.left, b.top, b.right, b.bottom, b.score, fit.landmarkModel.rawValue, fit.poseModel.rawValue, fit.poseMethod.rawValue, fit.pose.yawDegrees, fit.pose.pitchDegrees,
                                  fit.pose.rollDegrees, fit.pose.tvec[0], fit.pose.tvec[1], fit.pose.tvec[2], fit.pose.reprojectionErrorPx))
                 }
             }

@@ -51,14 +51,21 @@ final class FaceMeshTests: XCTestCase {
         XCTAssertEqual(again.points, mesh.points, "same photo, same box: same points")
     }
 
-    /// Where dlib's points are kept, the pose is the mesh's: solved from the mesh's 68 points, which the
-    /// analysis carries (`poseLandmarks`) so a pose solved again (head sizing's lens) is the same one; with
-    /// `poseFromMesh` off it is dlib's points' pose, and the two differ (dlib's reads the head chin-up).
+    /// Where dlib's points are kept, the pose is the mesh's: the canonical face fitted to its 468 points
+    /// (`FaceGeometryPose`), which the analysis carries (`poseMesh`, and its 68 points in `poseLandmarks`) so a
+    /// pose solved again (head sizing's lens) is the same one; with `poseFromMesh` off it is dlib's points'
+    /// pose, and the two differ (dlib's reads the head chin-up).
     func testThePoseComesFromTheMeshWhereDlibsPointsAreKept() throws {
         let (analyzer, frame, analysis) = try astronautKeepingDlibsPoints()
         let poseLandmarks = try XCTUnwrap(analysis.poseLandmarks, "the pose's points are the mesh's")
-        XCTAssertEqual(analysis.pose, try analyzer.solveMeshPose(landmarks: poseLandmarks, intrinsics: analysis.intrinsics))
+        let mesh = try XCTUnwrap(analysis.poseMesh, "the pose's mesh is carried")
+        XCTAssertEqual(analysis.poseMethod, .meshGeometry)
+        let geometry = try XCTUnwrap(analyzer.faceGeometry)
+        XCTAssertEqual(analysis.pose, geometry.solve(meshPoints: mesh, landmarks68: poseLandmarks, headLandmarks: analyzer.headLandmarks,
+                                                     intrinsics: analysis.intrinsics))
         XCTAssertEqual(try analyzer.solvePose(for: analysis, intrinsics: analysis.intrinsics), analysis.pose)
+        // The evidence a face is kept by is solvePnP's on those points, whichever pose is used.
+        XCTAssertEqual(analysis.rigidFitErrorPx, try analyzer.solveMeshPose(landmarks: poseLandmarks, intrinsics: analysis.intrinsics).reprojectionErrorPx)
         let dlibPose = try analyzer.solvePose(landmarks: analysis.chosen.landmarks, intrinsics: analysis.intrinsics)
         print(String(format: "FaceMeshTests: astronaut pitch from the mesh %.1f°, from dlib's points %.1f°", analysis.pose.pitchDegrees, dlibPose.pitchDegrees))
         XCTAssertGreaterThan(abs(analysis.pose.pitchDegrees - dlibPose.pitchDegrees), 1, "the two poses differ, so the test can tell them apart")

@@ -184,6 +184,17 @@ double cv_solve_pose(const float *image_xy, const float *model_xyz, int32_t coun
 // Rodrigues vector → row-major 3x3 rotation matrix.
 void cv_rodrigues(const double *rvec3, double *out_rotation9);
 
+// Weighted similarity Procrustes (Umeyama): the scale s, rotation R (row-major 3x3, det +1: a reflection
+// the SVD returns is turned into the nearest rotation) and translation t minimising
+// sum_i w_i |s R source_i + t - target_i|^2 over `count` point pairs (xyz each) with weights w_i >= 0
+// (NULL: all 1). Returns the weighted RMS residual (target units), or a negative number when the points
+// are degenerate (fewer than 3, zero total weight, a source with no spread).
+double cv_weighted_procrustes(const double *source_xyz, const double *target_xyz, const double *weights,
+                              int32_t count, double *out_scale, double *out_rotation9, double *out_translation3);
+
+// Row-major 3x3 rotation matrix → Rodrigues vector.
+void cv_rotation_to_rvec(const double *rotation9, double *out_rvec3);
+
 // ── The person's own hair: face parsing, matte, plate, recolour (face_parse.cpp, hair_plate.cpp) ──
 // The face-parsing network's classes (CelebAMask-HQ, as the BiSeNet of face-parsing.PyTorch numbers them).
 enum {
