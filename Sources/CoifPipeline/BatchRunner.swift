@@ -155,6 +155,8 @@ public final class BatchRunner: @unchecked Sendable {
         queue = order.reversed().map { groups[$0]! }
         let workers = min(options.workers, max(1, queue.count))
         if !queue.isEmpty {
+            // Each worker's thread is joined (not only its result waited for): no worker is still in its
+            // GPU driver's teardown when the process exits.
             let threads = (0..<workers).map { w in BackgroundWork(name: "coif.batch-\(w)") { [self] in self.work(worker: w) } }
             for thread in threads { try? thread.wait() }
         }
@@ -184,12 +186,19 @@ public final class BatchRunner: @unchecked Sendable {
         var timing: FrameTiming
     }
 
+    /// One worker's thread: its engine (GPU context, models) is made, used and destroyed here, before the
+    /// thread ends and is joined; the analysis thread it starts is joined before it returns.
     private func work(worker: Int) {
         let engine: TryOnEngine
         do { engine = try makeEngine() } catch {
             stop(Self.coifError(error))
             return
         }
+        work(worker: worker, engine: engine)
+        // `engine` is released here, its context destroyed on the thread where it is current.
+    }
+
+    private func work(worker: Int, engine: TryOnEngine) {
         engine.holdsRenderTarget = true
         let needsParser = job.items.contains { $0.settings.keepOwnHair != true }
         let parser: FaceParser?
@@ -227,9 +236,10 @@ public final class BatchRunner: @unchecked Sendable {
             next = take().map(analyse)
             render(analysed, engine: engine, writer: writer)
         }
-        // An analysis started before a stop is waited for, so its thread does not outlive the engine; the
-        // writes in flight finish before the worker returns.
+        // An analysis started before a stop is waited for (its thread joined), so it does not outlive the
+        // engine; the writes in flight finish before the worker returns.
         _ = try? next?.wait()
+        next = nil
         writer.drain()
     }
 
