@@ -1,6 +1,8 @@
 // system.c: see CSystem.h.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
 
 #include "CSystem.h"
 
@@ -10,4 +12,11 @@ int coif_o_tmpfile(void) {
 #else
     return 0;
 #endif
+}
+
+void coif_name_this_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
 }

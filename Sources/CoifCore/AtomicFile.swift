@@ -111,6 +111,13 @@ public enum AtomicFile {
             try stage(Array(text.utf8), to: path, createDirectories: createDirectories)
         }
 
+        /// Takes in a file another program wrote whole at `temporary` (ffmpeg's MP4, at `temporaryPath(for:
+        /// path)`), to be renamed over `path` with the others at `commit`, or removed at `discard`.
+        public mutating func adopt(_ temporary: String, as path: String) {
+            staged.append(Staged(path: path, temporary: temporary, bytes: [], createdDirectories: [],
+                                 onStop: StopSignals.removeOnStop(temporary)))
+        }
+
         /// Renames every staged file in, in order (an existing FIFO or device is written into instead).
         public mutating func commit() throws {
             defer { staged = [] }
@@ -146,6 +153,8 @@ public enum AtomicFile {
         var temporary: String?
         var bytes: [UInt8]
         var createdDirectories: [String]
+        /// The named temporary removed if a signal stops the process before the rename.
+        var onStop: StopSignals.Registration?
     }
 
     /// `bytes` whole in a named temporary `.NAME.tmp-PID` in `path`'s directory: written to an unnamed
@@ -168,7 +177,7 @@ public enum AtomicFile {
                 throw CoifError.outputNotWritable(path: path, reason: "cannot create directory \(directory)")
             }
         }
-        let staged = Staged(path: path, temporary: nil, bytes: bytes, createdDirectories: created)
+        let staged = Staged(path: path, temporary: nil, bytes: bytes, createdDirectories: created, onStop: nil)
         do {
             try checkWritable(path)
             if isSpecialFile(path) { return staged }
@@ -177,6 +186,7 @@ public enum AtomicFile {
             throw error
         }
         let temporary = temporaryPath(for: path)
+        let onStop = StopSignals.removeOnStop(temporary)
         var failure: String?
         if let unnamed = openUnnamed(in: directoryOf(path)) {
             failure = writeAll(bytes, to: unnamed)
@@ -199,7 +209,7 @@ public enum AtomicFile {
             for made in created { rmdir(made) }
             throw CoifError.outputNotWritable(path: path, reason: failure)
         }
-        return Staged(path: path, temporary: temporary, bytes: [], createdDirectories: created)
+        return Staged(path: path, temporary: temporary, bytes: [], createdDirectories: created, onStop: onStop)
     }
 
     /// An unnamed regular file in `directory` (Linux O_TMPFILE), or nil where the C library or the file

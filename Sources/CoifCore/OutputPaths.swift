@@ -14,12 +14,13 @@ public enum OutputPaths {
     /// Throws `CoifError.invalidOption(name: output, …)` for the first output that is one of `inputs` or an
     /// earlier output. Special files (/dev/null, a FIFO) may repeat: writing into them replaces nothing.
     public static func check(_ outputs: [String], inputs: [String]) throws {
-        var seen: [String: String] = [:]
-        for input in inputs { seen[identity(input)] = seen[identity(input)] ?? input }
-        let inputKeys = Set(inputs.map(identity))
+        // Keyed by bytes: two names that differ only in Unicode normalisation are two files.
+        var seen: [PathKey: String] = [:]
+        for input in inputs { seen[PathKey(identity(input))] = seen[PathKey(identity(input))] ?? input }
+        let inputKeys = Set(inputs.map { PathKey(identity($0)) })
         for output in outputs {
             if AtomicFile.isSpecialFile(output) { continue }
-            let key = identity(output)
+            let key = PathKey(identity(output))
             if let other = seen[key] {
                 let what = inputKeys.contains(key) ? "it is an input (\(other))" : "another output of this command writes it (\(other))"
                 throw CoifError.invalidOption(name: output, reason: "cannot write output: \(what)")
@@ -53,4 +54,38 @@ public enum OutputPaths {
             URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
         } ?? target
     }
+}
+
+/// A path as the file system names it: by its bytes. Swift's `String` compares and hashes canonically
+/// equivalent text as equal ("café" with é as U+00E9 equals "cafe" + U+0301), but on Linux those are two
+/// names and two files: a batch keyed its photos by `String` and gave both items the first photo's pixels.
+/// Every set, dictionary and comparison of paths goes through this.
+public struct PathKey: Hashable, Sendable, CustomStringConvertible {
+    public let path: String
+
+    public init(_ path: String) { self.path = path }
+
+    public static func == (a: PathKey, b: PathKey) -> Bool { a.path.utf8.elementsEqual(b.path.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in path.utf8 { hasher.combine(byte) }
+    }
+
+    public var description: String { path }
+
+    /// The path as text that no other byte string gives: '%' and every byte over 0x7F as %XX. For a path
+    /// inside a larger `String` key (a cache's), which `String`'s equality would otherwise fold.
+    public static func exactText(_ path: String) -> String {
+        var text = ""
+        for byte in path.utf8 {
+            if byte < 0x80 && byte != UInt8(ascii: "%") { text.unicodeScalars.append(Unicode.Scalar(byte)) } else {
+                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return text
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -75,9 +75,13 @@ public final class GPUContext {
 
     /// Destroys this context only. The display is left initialised: EGL hands every caller the same
     /// display for a platform, and eglTerminate would kill the other contexts of the process with it.
+    /// Where it is current, the thread's EGL state goes with it (eglReleaseThread): a worker that made its
+    /// context leaves nothing of EGL's for its thread's exit to free while the process exits.
     deinit {
-        if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, nil) }
+        let current = eglGetCurrentContext() == context
+        if current { eglMakeCurrent(display, nil, nil, nil) }
         eglDestroyContext(display, context)
+        if current { eglReleaseThread() }
     }
 
     public func hasExtension(_ name: String) -> Bool { extensions.contains(name) }

@@ -33,7 +33,7 @@ public struct Style: Sendable, Equatable {
     public var key: String {
         switch origin {
         case .builtIn: return "builtin:" + entry.name
-        case .user(let directory): return "user:" + directory + "|" + entry.name
+        case .user(let directory): return "user:" + PathKey.exactText(directory) + "|" + entry.name
         case .file(let path, let headPath): return "file:" + StyleLibrary.fileKey(path, headPath: headPath)
         }
     }
@@ -188,9 +188,10 @@ public final class StyleLibrary: @unchecked Sendable {
         return (entry, placed.strands)
     }
 
-    /// A file's cache key: its path, and the head mesh it was fitted with.
+    /// A file's cache key: its path, and the head mesh it was fitted with, by their bytes (two names that
+    /// differ only in Unicode normalisation are two files).
     static func fileKey(_ path: String, headPath: String?) -> String {
-        headPath.map { path + "\u{0}" + $0 } ?? path
+        headPath.map { PathKey.exactText(path) + "\u{0}" + PathKey.exactText($0) } ?? PathKey.exactText(path)
     }
 
     /// Every strand a frame of `style` draws: its guides and the children interpolated between them (`count`

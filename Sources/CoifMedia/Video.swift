@@ -43,10 +43,7 @@ public enum VideoProbe {
     /// The clip's video stream; `inputMissing` (10) when there is no file, `notAVideo` (11) when ffprobe
     /// finds no video stream in it.
     public static func probe(path: String) throws -> VideoInfo {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw CoifError.inputMissing(path: path)
-        }
+        try checkRegularInput(path)
         let run = try Subprocess.run("ffprobe", ["-v", "error", "-show_entries",
                                                  "stream=codec_type,codec_name,pix_fmt,width,height,r_frame_rate,nb_frames:stream_side_data=rotation",
                                                  "-of", "json", ffmpegPath(path)])
@@ -79,11 +76,35 @@ public enum VideoProbe {
 }
 
 extension VideoProbe {
+    /// `inputMissing` (10) for no file or a folder; `notAVideo` (11) for a FIFO, device or socket, refused
+    /// before ffprobe opens it: a clip is read more than once (probed, its frames counted, decoded), and
+    /// ffprobe blocks on a FIFO no one writes.
+    public static func checkRegularInput(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CoifError.notAVideo(path: path, reason: "not a regular file (a FIFO, a device or a socket); a clip is read more than once")
+        }
+    }
+
+    /// Reads the clip's packets through to its end without decoding them (ffmpeg's stream copy into its null
+    /// muxer, a few hundred MB/s) and throws `corruptImage` (12) with the first error the demuxer logs: a
+    /// clip cut after its index (`+faststart`) reads as whole to ffprobe, and ffmpeg copying it exits 0.
+    public static func checkWhole(path: String) throws {
+        try checkRegularInput(path)
+        let ffmpeg = try FFmpegProcess(["-i", ffmpegPath(path), "-map", "0", "-c", "copy", "-f", "null", "-"],
+                                       standardInput: FileHandle.nullDevice, standardOutput: FileHandle.nullDevice)
+        ffmpeg.process.waitUntilExit()
+        defer { ffmpeg.removeLog() }
+        if let failure = ffmpeg.failureOrError { throw CoifError.corruptImage(path: path, reason: failure) }
+    }
+
     /// The frames the clip decodes to (ffprobe `-count_frames`, which decodes the stream): what `VideoReader`
     /// gives, for splitting a clip into segments. Not the container's count or the packets: an MP4 cut
     /// with an edit list holds more packets than it shows frames (12 packets, 7 frames in the review's case),
     /// and a segment past the shown frames would be empty.
     public static func countFrames(path: String) throws -> Int {
+        try checkRegularInput(path)
         let run = try Subprocess.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
                                                  "stream=nb_read_frames", "-of", "default=noprint_wrappers=1:nokey=1", ffmpegPath(path)])
         guard run.status == 0, let text = String(data: run.stdout, encoding: .utf8),
@@ -131,7 +152,9 @@ public final class VideoReader {
         }
         if filled == 0 {
             ffmpeg.process.waitUntilExit()
-            if let failure = ffmpeg.failure { throw CoifError.corruptImage(path: path, reason: "frame \(index): " + failure) }
+            // ffmpeg exits 0 at a demuxer's or decoder's error and gives the frames it could: an MP4 cut
+            // after its index (`+faststart`) declared 55 frames and gave 20, "partial file" in the log.
+            if let failure = ffmpeg.failureOrError { throw CoifError.corruptImage(path: path, reason: "frame \(index): " + failure) }
             return nil
         }
         guard filled == frameBytes else { throw CoifError.corruptImage(path: path, reason: "frame \(index) is cut short") }
@@ -167,6 +190,7 @@ public final class VideoWriter {
     public let width: Int, height: Int
     public let crf: Int
     private let temporary: String
+    private let temporaryOnStop: StopSignals.Registration
     private let ffmpeg: FFmpegProcess
     private let input: FileHandle
     private var done = false
@@ -189,6 +213,7 @@ public final class VideoWriter {
         self.height = height
         self.crf = crf
         temporary = AtomicFile.temporaryPath(for: path)
+        temporaryOnStop = StopSignals.removeOnStop(temporary)
         var arguments = ["-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",
                          "-framerate", "\(frameRate.numerator)/\(frameRate.denominator)", "-i", "-"]
         if let audioFrom {
@@ -259,6 +284,20 @@ public final class VideoWriter {
         try FFmpegProcess.putInPlace(temporary, at: path, failure: framesWritten == 0 ? "no frames" : ffmpeg.failure)
     }
 
+    /// Ends the clip as `finish` does, but leaves the MP4 in its temporary, staged in `files`: it is renamed
+    /// in with the command's other outputs at `files.commit()`, or removed with them when one fails.
+    public func finish(staging files: inout AtomicFile.Batch) throws {
+        done = true
+        try? input.close()
+        ffmpeg.process.waitUntilExit()
+        defer { ffmpeg.removeLog() }
+        if let failure = framesWritten == 0 ? "no frames" : ffmpeg.failure {
+            unlink(temporary)
+            throw CoifError.outputNotWritable(path: path, reason: failure)
+        }
+        files.adopt(temporary, as: path)
+    }
+
     /// For a signal handler, from any thread while another appends: ffmpeg killed and the temporary removed,
     /// the pipe left open (closing a FileHandle another thread is writing to is a fatal error); `path` is
     /// untouched. The process is expected to exit next.
@@ -282,6 +321,8 @@ public final class VideoWriter {
 struct FFmpegProcess {
     let process = Process()
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("coif-ffmpeg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).log")
+    /// Killed and its log removed if a signal stops Coif (not left running, orphaned, after it).
+    private let onStop: StopSignals.Registration
 
     init(_ arguments: [String], standardInput: Any, standardOutput: Any) throws {
         _ = Self.staleLogsCleared
@@ -293,17 +334,31 @@ struct FFmpegProcess {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
+        let process = HandedOver(self.process), logPath = log.path
+        onStop = StopSignals.register {
+            if process.value.isRunning { Glibc.kill(process.value.processIdentifier, SIGKILL) }
+            unlink(logPath)
+        }
     }
 
-    /// The log's first line, if any.
+    /// The log's first line, if any, without the `[h264 @ 0x55…] ` prefix that names a decoder instance.
     var firstError: String? {
-        (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+        guard let line = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").first.map(String.init) else { return nil }
+        if line.hasPrefix("["), let close = line.firstIndex(of: "]"), line[..<close].contains(" @ 0x") {
+            return String(line[line.index(after: close)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return line
     }
 
     /// Once it has exited: nil when it succeeded, else why it failed.
     var failure: String? {
         process.terminationStatus == 0 ? nil : firstError ?? "ffmpeg exit \(process.terminationStatus)"
     }
+
+    /// Once it has exited: `failure`, or the first line it logged at `-v error` when it exited 0 all the
+    /// same. For reading a clip: ffmpeg reads past a cut or damaged stream and exits 0 with what it could
+    /// decode, naming the damage only in its log; a whole clip logs nothing at this level.
+    var failureOrError: String? { failure ?? firstError }
 
     /// The logs of Coif processes that are gone (a SIGKILLed clip cannot remove its own), removed once per
     /// process: `coif-ffmpeg-PID-*.log` in the temporary folder whose PID no longer runs.
@@ -367,6 +422,10 @@ enum Subprocess {
         do { try process.run() } catch {
             throw CoifError.assetFailed(path: "/usr/bin/" + program, reason: "cannot run it (install Debian's ffmpeg; `make setup` does)")
         }
+        // Not left running, orphaned, if a signal stops Coif while it runs.
+        let running = HandedOver(process)
+        let onStop = StopSignals.register { if running.value.isRunning { kill(running.value.processIdentifier, SIGKILL) } }
+        defer { onStop.cancel() }
         // ffprobe's answer is small, but read both pipes before waiting so neither can fill and block it.
         let stderrRead = BackgroundWork(name: "coif.subprocess-stderr") { err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
@@ -395,9 +454,14 @@ public enum VideoJoiner {
         }
         try VideoWriter.checkRegularOutput(output)
         try AtomicFile.checkWritable(output)
+        for path in segments { try VideoProbe.checkWhole(path: path) }
         // Named as a temporary of its own, so a killed join's list is cleared as its MP4's temporary is.
         let list = AtomicFile.temporaryPath(for: output + ".list")
-        defer { unlink(list) }
+        let listOnStop = StopSignals.removeOnStop(list)
+        defer {
+            unlink(list)
+            listOnStop.cancel()
+        }
         // The concat demuxer's list: one `file` line per segment, absolute, single quotes escaped as '\''.
         let lines = segments.map { path -> String in
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -405,6 +469,8 @@ public enum VideoJoiner {
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: false, encoding: .utf8)
         let temporary = AtomicFile.temporaryPath(for: output)
+        let temporaryOnStop = StopSignals.removeOnStop(temporary)
+        defer { temporaryOnStop.cancel() }
         var arguments = ["-y", "-f", "concat", "-safe", "0", "-i", ffmpegPath(list)]
         // No -shortest: the video keeps every frame even where the audio ends first (as a whole render does).
         if let audioFrom {
@@ -414,7 +480,9 @@ public enum VideoJoiner {
         let ffmpeg = try FFmpegProcess(arguments, standardInput: FileHandle.nullDevice, standardOutput: FileHandle.nullDevice)
         ffmpeg.process.waitUntilExit()
         defer { ffmpeg.removeLog() }
-        try FFmpegProcess.putInPlace(temporary, at: output, failure: ffmpeg.failure)
+        // A cut segment ends the concat demuxer's reading with an error logged and exit 0: the segments after
+        // it were dropped from the join.
+        try FFmpegProcess.putInPlace(temporary, at: output, failure: ffmpeg.failureOrError.map { "a segment is damaged or cut: " + $0 })
         return (try? VideoProbe.probe(path: output).frameCount ?? 0) ?? 0
     }
 }

@@ -113,13 +113,58 @@ public struct BatchItem: Sendable {
         return job
     }
 
-    /// Items that share one analysis of their photo: the same photo, faces and camera.
-    public var analysisKey: String {
-        "\(photo)|\(settings.face.map { "\($0)" } ?? "largest")|\(settings.fovDegrees.map { String($0) } ?? "-")"
+    /// Items that share one analysis of their photo: the same photo (by its bytes), faces and camera.
+    public var analysisKey: PathKey {
+        PathKey("\(photo)|\(settings.face.map { "\($0)" } ?? "largest")|\(settings.fovDegrees.map { String($0) } ?? "-")")
     }
 
     /// The sidecar that says which inputs the output was made from.
     public var sidecarPath: String { output + ".coif" }
+}
+
+/// Finds a key given twice in one JSON object, in JSON that has parsed.
+enum JSONDuplicateKeys {
+    static func first(in data: Data) -> String? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> String? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // Per open container: nil for an array, else the object's keys so far and whether a key comes next.
+            var stack: [(keys: Set<[UInt8]>, keyNext: Bool)?] = []
+            var i = 0
+            while i < bytes.count {
+                let c = bytes[i]
+                switch c {
+                case UInt8(ascii: "\""):
+                    let start = i + 1
+                    var escaped = false
+                    i += 1
+                    while i < bytes.count && bytes[i] != UInt8(ascii: "\"") {
+                        if bytes[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
+                        i += 1
+                    }
+                    if var object = stack.last ?? nil, object.keyNext {
+                        var key = Array(bytes[start..<min(i, bytes.count)])
+                        if escaped, let text = try? JSONDecoder().decode(String.self, from: Data([UInt8(ascii: "\"")] + key + [UInt8(ascii: "\"")])) {
+                            key = Array(text.utf8)
+                        }
+                        if !object.keys.insert(key).inserted { return String(decoding: key, as: UTF8.self) }
+                        object.keyNext = false
+                        stack[stack.count - 1] = object
+                    }
+                case UInt8(ascii: "{"): stack.append((keys: [], keyNext: true))
+                case UInt8(ascii: "["): stack.append(nil)
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): if !stack.isEmpty { stack.removeLast() }
+                case UInt8(ascii: ","):
+                    if var object = stack.last ?? nil {
+                        object.keyNext = true
+                        stack[stack.count - 1] = object
+                    }
+                default: break
+                }
+                i += 1
+            }
+            return nil
+        }
+    }
 }
 
 /// A job file read and expanded.
@@ -127,6 +172,8 @@ public struct BatchJob: Sendable {
     public var path: String
     public var items: [BatchItem]
     public var styleDirectories: [String]
+    /// `--out` as an absolute path: every output's folder, links resolved, must stay inside it.
+    public var outputRoot = ""
 
     /// The largest job file read (bytes) and the most items a job may expand to: past either, split the job.
     public static let maxFileBytes = 256 << 20
@@ -143,9 +190,11 @@ public struct BatchJob: Sendable {
     public static func load(path: String, outputDirectory: String, build: String, userStyleDirectories: [String] = [],
                             reserved: [String] = [], styles makeStyles: ([String]) throws -> StyleLibrary) throws -> BatchJob {
         let refuse = { (reason: String) in CoifError.jobRefused(path: path, reason: reason) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = FileHandle(forReadingAtPath: path) else { throw CoifError.inputMissing(path: path) }
+        // A regular file, checked before it is opened: opening a FIFO blocks until a writer comes (forever).
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("not a regular file (a FIFO, a device or a socket)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CoifError.inputMissing(path: path) }
         // Read at most one byte past the limit: a job file is JSON a person or a script wrote, not a dump.
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
         try? handle.close()
@@ -154,6 +203,9 @@ public struct BatchJob: Sendable {
         do { file = try JSONDecoder().decode(BatchJobFile.self, from: data) } catch {
             throw refuse((error as? DecodingError)?.oneLine ?? "\(error)")
         }
+        // JSONDecoder keeps the last of two equal keys: a setting given twice would be half ignored, as a
+        // misspelt one would (which is refused).
+        if let duplicate = JSONDuplicateKeys.first(in: data) { throw refuse("the key \"\(duplicate)\" appears twice in one object") }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         func resolved(_ relative: String) -> String {
             relative.hasPrefix("/") ? relative : URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
@@ -213,7 +265,8 @@ public struct BatchJob: Sendable {
         let outputRoot = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
         var items: [BatchItem] = []
         items.reserveCapacity(specs.count)
-        var photoDigests: [String: String] = [:]
+        // Paths by their bytes (PathKey): "café.png" as NFC and as NFD are two photos.
+        var photoDigests: [PathKey: String] = [:]
         var styleIdentities: [String: String] = [:]
         // A hex colour is solved into a pigment recipe (~30 ms): once per spec, not once per item.
         var colors: [String: HairColor] = [:]
@@ -222,12 +275,12 @@ public struct BatchJob: Sendable {
         for (index, spec) in specs.enumerated() {
             let what = "item \(index) (\(spec.photo))"
             let photo = resolved(spec.photo)
-            if photoDigests[photo] == nil {
+            if photoDigests[PathKey(photo)] == nil {
                 // A regular file: a FIFO or a device (/dev/zero) would hang the digest below.
                 var info = stat()
                 guard stat(photo, &info) == 0 else { throw refuse("\(what): photo \(photo): no such file") }
                 guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("\(what): photo \(photo): not a regular file") }
-                do { photoDigests[photo] = try Digest.sha256(file: photo) } catch {
+                do { photoDigests[PathKey(photo)] = try Digest.sha256(file: photo) } catch {
                     throw refuse("\(what): photo \(photo): not readable")
                 }
             }
@@ -247,7 +300,8 @@ public struct BatchJob: Sendable {
             let relative = try Self.fill(template, photo: photo, style: style, color: color, variant: spec.variant, index: index,
                                          count: specs.count) { refuse("\(what): \($0)") }
             let output = URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: outputRoot, isDirectory: true)).standardizedFileURL.path
-            guard !relative.hasPrefix("/"), output.hasPrefix(outputRoot + "/") else {
+            // By bytes: String's hasPrefix folds canonically equivalent names, which are other folders.
+            guard !relative.hasPrefix("/"), output.utf8.starts(with: (outputRoot + "/").utf8) else {
                 throw refuse("\(what): output \"\(relative)\" is outside the output folder \(outputDirectory)")
             }
             // What the file system would refuse at the item's write, refused here: the sidecar's name and its
@@ -271,21 +325,21 @@ public struct BatchJob: Sendable {
                     throw refuse("\(what): \(error)")
                 }
             }
-            item.inputHash = Self.inputHash(build: build, photoDigest: photoDigests[photo]!, style: styleIdentities[style.key]!,
+            item.inputHash = Self.inputHash(build: build, photoDigest: photoDigests[PathKey(photo)]!, style: styleIdentities[style.key]!,
                                             color: color.name, settings: settings)
             items.append(item)
         }
 
         // Two items into one file, or an output that is an input (a photo, a groom, a catalog, the job file).
-        var inputs = [path] + Array(photoDigests.keys) + styles.catalogFiles
+        var inputs = [path] + photoDigests.keys.map(\.path) + styles.catalogFiles
         for item in items {
             if let style = try? styles.resolve(item.style), case .file(let groom, let head) = style.origin { inputs += [groom] + (head.map { [$0] } ?? []) }
         }
         // Two items into one file (an item's output or its sidecar), or an item over the results file.
-        var seen: [String: Int] = [:]
-        let reservedPaths = Set(reserved.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        var seen: [PathKey: Int] = [:]
+        let reservedPaths = Set(reserved.map { PathKey(URL(fileURLWithPath: $0).standardizedFileURL.path) })
         for item in items {
-            for written in [item.output, item.sidecarPath] {
+            for written in [item.output, item.sidecarPath].map(PathKey.init) {
                 if let other = seen[written] {
                     throw refuse("items \(other) and \(item.index) both write \(written): add {style}, {color} or {variant} to the template")
                 }
@@ -296,7 +350,7 @@ public struct BatchJob: Sendable {
         do { try OutputPaths.check(items.flatMap { [$0.output, $0.sidecarPath] } + reserved, inputs: inputs) } catch let error as CoifError {
             throw refuse("\(error)")
         }
-        return BatchJob(path: path, items: items, styleDirectories: directories)
+        return BatchJob(path: path, items: items, styleDirectories: directories, outputRoot: outputRoot)
     }
 
     /// The template with its placeholders filled; `refuse` makes the error for an unknown placeholder.

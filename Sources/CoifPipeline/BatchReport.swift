@@ -11,19 +11,33 @@ public struct BatchReport: Sendable {
     public var latest: [Int: BatchItemResult]
     /// Every rendered line (an item rendered twice, by two processes, counts twice in the timings).
     public var renders: [BatchItemResult]
+    /// Lines that are no batch result, as `FILE:LINE`: cut by a full disk or a kill mid-append (the next
+    /// run ends such a line and appends after it). Reported and skipped; the rest are read.
+    public var damagedLines: [String] = []
+
+    /// The largest results file read (bytes): a million items' lines are ~500 MB.
+    public static let maxFileBytes = 1 << 30
 
     public init(resultsFiles: [String]) throws {
         latest = [:]
         renders = []
         let decoder = JSONDecoder()
         for path in resultsFiles {
-            guard FileManager.default.fileExists(atPath: path), let data = FileManager.default.contents(atPath: path),
-                  let text = String(data: data, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            // A regular file, checked before it is opened: /dev/zero would be read for ever, a FIFO block.
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw CoifError.invalidOption(name: path, reason: "not a regular file (a FIFO, a device or a socket); give a results file")
+            }
+            guard info.st_size <= Self.maxFileBytes else {
+                throw CoifError.invalidOption(name: path, reason: "\(info.st_size) bytes, over \(Self.maxFileBytes >> 20) MiB: not a results file")
+            }
+            guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+            let text = String(decoding: data, as: UTF8.self)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
                 guard let result = try? decoder.decode(BatchItemResult.self, from: Data(line.utf8)) else {
-                    // A line cut by a killed process (the last line of a file) is skipped; any other is an error.
-                    if number == text.split(separator: "\n").count - 1 && !text.hasSuffix("\n") { continue }
-                    throw CoifError.corruptImage(path: path, reason: "line \(number + 1) is not a batch result")
+                    damagedLines.append("\(path):\(number + 1)")
+                    continue
                 }
                 if let previous = latest[result.index], previous.status == .rendered || previous.status == .done,
                    result.status == .failed || result.status == .stopped { continue }
@@ -34,6 +48,11 @@ public struct BatchReport: Sendable {
     }
 
     public func count(_ status: BatchItemResult.Status) -> Int { latest.values.filter { $0.status == status }.count }
+
+    /// The outputs `html(thumbnails: limit)` reads for its thumbnails.
+    public func thumbnailPaths(_ limit: Int) -> [String] {
+        latest.keys.sorted().compactMap { latest[$0] }.filter { $0.status == .rendered || $0.status == .done }.prefix(limit).map(\.output)
+    }
 
     /// Mean, median and 95th percentile of each stage (and the item's whole time) over the renders.
     public var stageSummary: [(stage: String, mean: Double, p50: Double, p95: Double, n: Int)] {
@@ -64,6 +83,9 @@ public struct BatchReport: Sendable {
         <tr><td class="n">\(items.count)</td><td class="n">\(count(.rendered) + count(.done))</td><td class="n">\(count(.rendered))</td><td class="n">\(failed.count)</td><td class="n">\(count(.stopped))</td></tr></table>
 
         """
+        if !damagedLines.isEmpty {
+            page += "<p><b>\(damagedLines.count) damaged line(s) skipped</b> (cut by a full disk or a kill): \(escape(damagedLines.joined(separator: ", ")))</p>\n"
+        }
         page += "<h2>Failures (\(failed.count))</h2>\n"
         if failed.isEmpty { page += "<p>None.</p>\n" } else {
             page += "<table><tr><th>item</th><th>photo</th><th>style</th><th>colour</th><th>exit</th><th>reason</th></tr>\n"

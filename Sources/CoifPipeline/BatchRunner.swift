@@ -36,6 +36,9 @@ public struct BatchOptions: Sendable {
     public var resultsPath: String
     /// User catalog directories for the engines (the job's own are added).
     public var userStyleDirectories: [String] = []
+    /// Called as each item of the shard is settled (done, rendered, failed or stopped), from any thread,
+    /// with the count settled and the shard's item count.
+    public var progress: (@Sendable (_ settled: Int, _ total: Int) -> Void)?
 
     public init(resultsPath: String) { self.resultsPath = resultsPath }
 
@@ -98,6 +101,7 @@ public final class BatchRunner: @unchecked Sendable {
     private var queue: [[BatchItem]] = []
     private var stopped = false
     private var resultsFD: Int32 = -1
+    private var settled = 0
     private let host = ProcessInfo.processInfo.hostName
     private let pid = getpid()
 
@@ -116,11 +120,34 @@ public final class BatchRunner: @unchecked Sendable {
     /// SHA-256 of the PNG beside it (two processes of different builds, or a kill between the PNG's rename
     /// and the sidecar's, can leave a sidecar beside a PNG it does not describe).
     public static func isDone(_ item: BatchItem) -> Bool {
-        guard let data = FileManager.default.contents(atPath: item.sidecarPath),
+        // Regular files only, checked before they are opened: a FIFO at either path would block the read.
+        guard isRegularFile(item.output), isRegularFile(item.sidecarPath),
+              let data = FileManager.default.contents(atPath: item.sidecarPath),
               let sidecar = try? JSONDecoder().decode(BatchSidecar.self, from: data),
               sidecar.inputHash == item.inputHash,
               let digest = try? Digest.sha256(file: item.output) else { return false }
         return sidecar.outputSHA256 == digest
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Why `item` cannot be written, when something other than a regular file stands at its output or its
+    /// sidecar (a folder, a FIFO, a device: a write would fail on it, block on it, or go into it): that
+    /// item's failure, recorded, not the shard's.
+    static func outputBlocked(_ item: BatchItem) -> CoifError? {
+        for path in [item.output, item.sidecarPath] {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFREG { continue }
+            if kind == S_IFLNK, isRegularFile(path) { continue }
+            let what = kind == S_IFDIR ? "a folder" : kind == S_IFLNK ? "a link to no regular file" : "a FIFO, device or socket"
+            return .outputNotWritable(path: path, reason: "\(what) stands there; an item's output is a regular file")
+        }
+        return nil
     }
 
     /// Renders the shard; returns what happened. Throws only when the results file cannot be opened.
@@ -146,8 +173,8 @@ public final class BatchRunner: @unchecked Sendable {
             }
         }
         // Groups in the order their photos first appear.
-        var order: [String] = []
-        var groups: [String: [BatchItem]] = [:]
+        var order: [PathKey] = []
+        var groups: [PathKey: [BatchItem]] = [:]
         for item in pending {
             if groups[item.analysisKey] == nil { order.append(item.analysisKey) }
             groups[item.analysisKey, default: []].append(item)
@@ -155,6 +182,8 @@ public final class BatchRunner: @unchecked Sendable {
         queue = order.reversed().map { groups[$0]! }
         let workers = min(options.workers, max(1, queue.count))
         if !queue.isEmpty {
+            // Each worker's thread is joined (not only its result waited for): no worker is still in its
+            // GPU driver's teardown when the process exits.
             let threads = (0..<workers).map { w in BackgroundWork(name: "coif.batch-\(w)") { [self] in self.work(worker: w) } }
             for thread in threads { try? thread.wait() }
         }
@@ -184,12 +213,19 @@ public final class BatchRunner: @unchecked Sendable {
         var timing: FrameTiming
     }
 
+    /// One worker's thread: its engine (GPU context, models) is made, used and destroyed here, before the
+    /// thread ends and is joined; the analysis thread it starts is joined before it returns.
     private func work(worker: Int) {
         let engine: TryOnEngine
         do { engine = try makeEngine() } catch {
             stop(Self.coifError(error))
             return
         }
+        work(worker: worker, engine: engine)
+        // `engine` is released here, its context destroyed on the thread where it is current.
+    }
+
+    private func work(worker: Int, engine: TryOnEngine) {
         engine.holdsRenderTarget = true
         let needsParser = job.items.contains { $0.settings.keepOwnHair != true }
         let parser: FaceParser?
@@ -227,9 +263,10 @@ public final class BatchRunner: @unchecked Sendable {
             next = take().map(analyse)
             render(analysed, engine: engine, writer: writer)
         }
-        // An analysis started before a stop is waited for, so its thread does not outlive the engine; the
-        // writes in flight finish before the worker returns.
+        // An analysis started before a stop is waited for (its thread joined), so it does not outlive the
+        // engine; the writes in flight finish before the worker returns.
         _ = try? next?.wait()
+        next = nil
         writer.drain()
     }
 
@@ -253,6 +290,10 @@ public final class BatchRunner: @unchecked Sendable {
         }.map(\.element)
         for item in bySeed {
             if lock.withLock({ stopped }) { return }
+            if let blocked = Self.outputBlocked(item) {
+                fail(item, blocked)
+                continue
+            }
             let start = monotonicMs()
             var timing = first ? analysed.timing : FrameTiming()
             first = false
@@ -287,6 +328,12 @@ public final class BatchRunner: @unchecked Sendable {
             fail(item, .outputNotWritable(path: item.output, reason: "cannot create directory \(directory)"))
             return
         }
+        // The folder as the file system resolves it (a symbolic link inside `--out` pointing elsewhere) must
+        // still be inside `--out`: the template's check sees only the names.
+        if let escape = Self.outsideOutputRoot(directory, root: self.job.outputRoot) {
+            fail(item, .outputNotWritable(path: item.output, reason: escape))
+            return
+        }
         do {
             // The old sidecar goes before the new PNG comes: a kill between the PNG's rename and the new
             // sidecar's then leaves the item undone, never marked done by a sidecar of other inputs.
@@ -306,6 +353,19 @@ public final class BatchRunner: @unchecked Sendable {
         } catch {
             settle(item, Self.coifError(error))
         }
+    }
+
+    /// Why `directory` (which exists) is not inside `root` once links are resolved, or nil when it is.
+    static func outsideOutputRoot(_ directory: String, root: String) -> String? {
+        guard !root.isEmpty, let real = realpath(directory, nil) else { return nil }
+        defer { free(real) }
+        guard let realRoot = realpath(root, nil) else { return nil }
+        defer { free(realRoot) }
+        let folder = Array(String(cString: real).utf8), top = Array(String(cString: realRoot).utf8)
+        if folder == top || (folder.count > top.count && folder.starts(with: top) && folder[top.count] == UInt8(ascii: "/")) || top == [UInt8(ascii: "/")] {
+            return nil
+        }
+        return "its folder \(directory) leads outside the output folder \(root) (a symbolic link in it points to \(String(cString: real)))"
     }
 
     /// A failed item: recorded; a failure no later item can escape also stops the job.
@@ -354,10 +414,35 @@ public final class BatchRunner: @unchecked Sendable {
     private func openResults() throws {
         let directory = (options.resultsPath as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        // Opening a FIFO for writing blocks until a reader comes; reading it (--resume) blocks for a writer.
+        var info = stat()
+        if stat(options.resultsPath, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            throw CoifError.outputNotWritable(path: options.resultsPath, reason: "not a regular file (a folder, a FIFO or a device)")
+        }
         resultsFD = open(options.resultsPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard resultsFD >= 0 else {
             throw CoifError.outputNotWritable(path: options.resultsPath, reason: String(cString: strerror(errno)))
         }
+        // A last line cut by a full disk or a kill mid-append is ended here, so this run's records start on
+        // lines of their own; the cut line stays, unreadable, and is skipped (`failedHashes`, `batch-report`):
+        // its item has no record and is tried again.
+        if Self.endsInsideALine(options.resultsPath) {
+            let newline: [UInt8] = [0x0A]
+            guard Glibc.write(resultsFD, newline, 1) == 1 else {
+                throw CoifError.outputNotWritable(path: options.resultsPath, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    /// Whether the file's last byte is not a newline (a non-empty file only).
+    static func endsInsideALine(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { return false }
+        var last: UInt8 = 0
+        return pread(fd, &last, 1, info.st_size - 1) == 1 && last != 0x0A
     }
 
     /// One line per item, in one write(2) on an O_APPEND file: lines from several processes on one file
@@ -367,7 +452,11 @@ public final class BatchRunner: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = (try? encoder.encode(result)) ?? Data()
         line.append(0x0A)
-        let written = lock.withLock { line.withUnsafeBytes { Glibc.write(resultsFD, $0.baseAddress, $0.count) } }
+        let (written, settledNow) = lock.withLock { () -> (Int, Int) in
+            settled += 1
+            return (line.withUnsafeBytes { Glibc.write(resultsFD, $0.baseAddress, $0.count) }, settled)
+        }
+        options.progress?(settledNow, shardItems.count)
         if written != line.count {
             // A full disk: the results no longer say what happened, so the shard stops (exit 30).
             stop(.outputNotWritable(path: options.resultsPath, reason: written < 0 ? String(cString: strerror(errno)) : "short write"))

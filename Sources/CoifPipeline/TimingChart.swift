@@ -25,7 +25,20 @@ public struct TimingChart: Sendable {
     /// Reads the CSV: its `*_ms` columns (but the sum) are the stages, in the file's order. `jobRefused`-free:
     /// a file that is not such a CSV is `invalidOption` naming it.
     public init(csv path: String) throws {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CoifError.inputMissing(path: path) }
+        // A regular file, checked before it is opened (a FIFO would block, /dev/zero never end); a file that
+        // exists but is no UTF-8 text (a clip given by mistake) is named as what it is not, not as missing.
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CoifError.invalidOption(name: path, reason: "not a regular file (a FIFO, a device or a socket); give a `coif video --timing` CSV")
+        }
+        guard info.st_size <= Self.maxFileBytes else {
+            throw CoifError.invalidOption(name: path, reason: "\(info.st_size) bytes, over \(Self.maxFileBytes >> 20) MiB: not a `coif video --timing` CSV")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CoifError.invalidOption(name: path, reason: "not a `coif video --timing` CSV (not UTF-8 text)")
+        }
         let lines = text.split(separator: "\n").map(String.init)
         guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
               let frameColumn = header.firstIndex(of: "frame"), let stateColumn = header.firstIndex(of: "state") else {
@@ -49,6 +62,29 @@ public struct TimingChart: Sendable {
             return Row(frame: frame, state: cells[stateColumn], keyframe: keyColumn.map { cells[$0] == "1" } ?? false, stageMs: stageMs)
         }
         guard !rows.isEmpty else { throw CoifError.invalidOption(name: path, reason: "no frames") }
+    }
+
+    /// The largest CSV read: a 10,000-frame clip's is ~2 MB.
+    static let maxFileBytes = 256 << 20
+
+    /// `text` safe as an SVG text node or attribute value: the five XML specials as entities, and the
+    /// characters XML 1.0 does not allow (controls but tab, newline, return) left out.
+    static func xmlEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     var maxTotalMs: Double { rows.map { $0.stageMs.reduce(0) { $0 + $1.ms } }.max() ?? 1 }
@@ -105,7 +141,7 @@ public struct TimingChart: Sendable {
             let y = top + Double(s) * 16
             out.append(String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%@\"/>", left + plotW + 16, y,
                               Self.hex(Self.palette[s % Self.palette.count]) as NSString))
-            out.append(String(format: "<text x=\"%.1f\" y=\"%.1f\">%@ %.1f ms</text>", left + plotW + 30, y + 9, stage as NSString, meanMs(stage)))
+            out.append(String(format: "<text x=\"%.1f\" y=\"%.1f\">%@ %.1f ms</text>", left + plotW + 30, y + 9, Self.xmlEscaped(stage) as NSString, meanMs(stage)))
         }
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"

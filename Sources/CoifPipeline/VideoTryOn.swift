@@ -272,20 +272,21 @@ public final class VideoTryOn: @unchecked Sendable {
         _ = try? decodeWork.wait()
         _ = try? analyseWork.wait()
         let records: [VideoFrameRecord]
+        // The MP4 is staged with the timing and summary and renamed in only when all are written.
+        var files = AtomicFile.Batch()
         do {
             records = try encodeWork.wait()
             if let failure { throw failure }
             guard !records.isEmpty else {
                 throw CoifError.invalidOption(name: options.input, reason: "no frame decodes in frames \(range.lowerBound)-\(range.upperBound)")
             }
-            try writer.finish()
+            try writer.finish(staging: &files)
         } catch {
             writer.cancel()
             throw error
         }
         let summary = VideoSummary(records: records, renderer: engine.rendererDescription, wallSeconds: (monotonicMs() - start) / 1000,
                                    backgroundResets: analysis.background.resets, clipFramesPerSecond: info.framesPerSecond)
-        var files = AtomicFile.Batch()
         if let path = options.timingPath { try files.stage(text: VideoSummary.csv(records), to: path) }
         if let path = options.summaryPath { try files.stage(text: summary.json(), to: path) }
         try files.commit()

@@ -44,6 +44,9 @@ struct Batch: ParsableCommand {
     @Option(help: "Append each item's result here as a JSON line (default: OUT/results.jsonl, or OUT/results-I-of-N.jsonl for a shard).")
     var results: String?
 
+    @Option(help: "Progress: 'auto' (a bar on a terminal, lines otherwise), 'bar' (on standard error), 'lines' (Open Job Description's openjd_progress and openjd_status on standard output) or 'none'.")
+    var progress: String = "auto"
+
     @OptionGroup var styleDirectories: StyleDirectoryOptions
     @OptionGroup var global: GlobalOptions
 
@@ -69,8 +72,11 @@ struct Batch: ParsableCommand {
             guard BatchOptions.workerRange.contains(workers) else {
                 throw CoifError.invalidOption(name: "--workers", reason: "must be between 1 and 16, got \(workers)")
             }
+            let mode = try VideoCommand.progressMode(progress)
+            let farm = mode == .lines && !dryRun ? FarmProgress() : nil
+            farm?.status("reading the job \(jobFile)")
             let shard = try shard.map(BatchShard.parse) ?? BatchShard.fromEnvironment(ProcessInfo.processInfo.environment) ?? .whole
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            // Checked here, made only once the job is accepted: a refused job leaves no folder behind.
             try AtomicFile.checkDirectory(out)
             // One results file per shard by default: a farm's shared volume (NFS) does not promise that
             // appends from several machines to one file stay whole.
@@ -85,12 +91,19 @@ struct Batch: ParsableCommand {
             options.resume = resume
             options.force = force
             options.userStyleDirectories = job.styleDirectories
+            let bar = BatchProgressBar()
+            switch mode {
+            case .lines: options.progress = { settled, total in farm?.progress(settled, of: total) }
+            case .bar: options.progress = { settled, total in bar.show(settled, of: total) }
+            case .none: break
+            }
             let directories = job.styleDirectories
             let logger = global.makeLogger()
             let runner = BatchRunner(job: job, options: options, logger: logger) {
                 try TryOnEngine(logger: logger, userStyleDirectories: directories)
             }
             let mine = runner.shardItems
+            if !dryRun { try Self.makeDirectory(out) }
             if dryRun {
                 let done = mine.filter { BatchRunner.isDone($0) }.count
                 print("\(job.items.count) items in the job; shard \(shard): \(mine.count) items (\(mine.first.map { "\($0.index)" } ?? "-")…\(mine.last.map { "\($0.index)" } ?? "-")), \(done) already done, \(mine.count - done) to render")
@@ -98,10 +111,40 @@ struct Batch: ParsableCommand {
                 if mine.count > 10 { print("  … \(mine.count - 10) more") }
                 return
             }
+            farm?.status("rendering shard \(shard): \(mine.count) items, \(workers) worker(s)")
             let summary = try runner.run()
+            if mode == .bar && !mine.isEmpty { FileHandle.standardError.write(Data("\n".utf8)) }
+            farm?.status("shard \(shard) finished: \(summary.rendered) rendered, \(summary.done) already done, \(summary.failed) failed")
             print("shard \(shard): \(summary.items) items: \(summary.rendered) rendered, \(summary.done) already done, \(summary.failed) failed; \(summary.photosAnalysed) photos analysed; \(String(format: "%.1f", summary.wallMs / 1000)) s; results in \(options.resultsPath)")
             if let fatal = summary.fatal { throw fatal }
             if summary.failed > 0 { throw ExitCode(Self.someItemsFailed) }
+        }
+    }
+
+    /// A bar on standard error, redrawn as each item is settled.
+    final class BatchProgressBar: @unchecked Sendable {
+        private let lock = NSLock()
+        func show(_ settled: Int, of total: Int) {
+            let width = 30, filled = total > 0 ? min(width, settled * width / total) : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            lock.withLock { FileHandle.standardError.write(Data("\r[\(bar)] \(settled)/\(total) items ".utf8)) }
+        }
+    }
+
+    /// `directory` and its missing parents, or `outputNotWritable` (30) with the system's reason: a file
+    /// standing in the path, a read-only mount.
+    static func makeDirectory(_ directory: String) throws {
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw CoifError.outputNotWritable(path: directory, reason: String(cString: strerror(errno)))
+            }
+            prefix += "/"
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CoifError.outputNotWritable(path: directory, reason: "not a directory")
         }
     }
 
@@ -131,8 +174,11 @@ struct BatchReportCommand: ParsableCommand {
             }
             try OutputPaths.checkWritable([output], inputs: results)
             let report = try BatchReport(resultsFiles: results)
+            // The PNGs it reads for thumbnails are inputs too: the page is not written over one of them.
+            try OutputPaths.check([output], inputs: results + report.thumbnailPaths(thumbnails))
             try AtomicFile.write(text: report.html(thumbnails: thumbnails), to: output)
-            print("wrote \(output) (\(report.latest.count) items: \(report.count(.rendered) + report.count(.done)) done, \(report.count(.failed)) failed)")
+            let damaged = report.damagedLines.isEmpty ? "" : "; \(report.damagedLines.count) damaged line(s) skipped: " + report.damagedLines.prefix(3).joined(separator: ", ")
+            print("wrote \(output) (\(report.latest.count) items: \(report.count(.rendered) + report.count(.done)) done, \(report.count(.failed)) failed\(damaged))")
         }
     }
 }

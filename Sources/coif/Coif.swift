@@ -9,7 +9,7 @@ import Logging
 struct Coif: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Headless GPU hair try-on: a portrait photo + a hairstyle + a colour → a composite PNG.",
-        discussion: "Exit codes: 0 ok, 1 images differ or a golden case fails (diff, golden), 3 some batch items failed (batch), 10 input missing, 11 not an image (or not a video ffmpeg reads), 12 damaged image or clip, 13 no face, 14 image sizes differ, 15 image too large, 20 unknown style, 21 malformed colour, 22 invalid option, 23 batch job refused, 30 output not writable, 40 no GPU context, 41 shader error, 50 asset error, 64 usage, 70 internal error, 130/143 stopped by SIGINT/SIGTERM (video).",
+        discussion: "Exit codes: 0 ok, 1 images differ or a golden case fails (diff, golden), 3 some batch items failed (batch), 10 input missing, 11 not an image (or not a video ffmpeg reads), 12 damaged image or clip, 13 no face, 14 image sizes differ, 15 image too large, 20 unknown style, 21 malformed colour, 22 invalid option, 23 batch job refused, 30 output not writable, 40 no GPU context, 41 shader error, 50 asset error, 64 usage, 70 internal error, 130/143 stopped by SIGINT/SIGTERM.",
         version: coifVersion,
         subcommands: [Render.self, VideoCommand.self, VideoJoin.self, TimingChartCommand.self, Batch.self, BatchReportCommand.self, Styles.self, Landmarks.self, Bench.self, GroomCommand.self, Diff.self, GoldenCommand.self, Eval.self, Preview.self, Sheet.self, Recommend.self, Recolor.self]
     )
@@ -20,6 +20,9 @@ struct Coif: ParsableCommand {
         // Coif's one-line error: fatal ones only, unless the user asked for more. Set first, before any thread
         // could read the environment.
         setenv("EGL_LOG_LEVEL", "fatal", 0)
+        // One SIGINT/SIGTERM handler for every command: what a command registers (temporaries, ffmpeg's
+        // logs and children) is removed and killed, one line is printed, and the exit is 130 or 143.
+        StopSignals.install()
         do {
             try refuseNonUTF8Arguments()
             var command = try parseAsRoot()
@@ -91,6 +94,35 @@ struct GlobalOptions: ParsableArguments {
         var logger = Logger(label: "coif")
         logger.logLevel = verbose ? .debug : .warning
         return logger
+    }
+}
+
+/// Progress as a render farm's agent reads it: Open Job Description's `openjd_progress: P` (percent, 0–100)
+/// and `openjd_status: MESSAGE` lines on standard output, each written whole at once (never interleaved
+/// with another thread's), apart from the human bar on standard error.
+final class FarmProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lastTenths = -1
+
+    /// `openjd_status: message` (one line: line breaks become spaces).
+    func status(_ message: String) {
+        Self.emit("openjd_status: " + message.replacingOccurrences(of: "\n", with: " "))
+    }
+
+    /// `openjd_progress: P` for `done` of `total`, when its tenth of a percent changed since the last line.
+    func progress(_ done: Int, of total: Int) {
+        guard total > 0 else { return }
+        let tenths = min(1000, done * 1000 / total)
+        let changed = lock.withLock { () -> Bool in
+            guard tenths != lastTenths else { return false }
+            lastTenths = tenths
+            return true
+        }
+        if changed { Self.emit("openjd_progress: " + (tenths % 10 == 0 ? "\(tenths / 10)" : String(format: "%.1f", Double(tenths) / 10))) }
+    }
+
+    static func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
 

@@ -365,7 +365,12 @@ struct EvalJitter: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let path = output ?? FileManager.default.temporaryDirectory.appendingPathComponent("coif-jitter-\(getpid()).mp4").path
-            defer { if output == nil { unlink(path) } }
+            // The clip made only to be measured goes, whether the command ends or a signal stops it.
+            let onStop = output == nil ? StopSignals.removeOnStop(path) : nil
+            defer {
+                if output == nil { unlink(path) }
+                onStop?.cancel()
+            }
             try OutputPaths.checkWritable([path] + [timing, summary].compactMap { $0 },
                                           inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var options = VideoTryOnOptions(input: input, output: path, style: style, color: color)

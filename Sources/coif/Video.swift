@@ -104,7 +104,7 @@ struct VideoCommand: ParsableCommand {
     @Flag(help: "Leave the hair as rendered instead of giving it the video's grain and softness.")
     var sharpHair = false
 
-    @Option(help: "Progress on standard error: 'auto' (a bar on a terminal, key=value lines otherwise), 'bar', 'lines' or 'none'.")
+    @Option(help: "Progress: 'auto' (a bar on a terminal, lines otherwise), 'bar', 'lines' (key=value lines on standard error, Open Job Description's openjd_progress and openjd_status on standard output) or 'none'.")
     var progress: String = "auto"
 
     @OptionGroup var global: GlobalOptions
@@ -145,13 +145,18 @@ struct VideoCommand: ParsableCommand {
             let written = [options.output] + [options.timingPath, options.summaryPath].compactMap { $0 }
             try OutputPaths.checkWritable(written, inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             let logger = global.makeLogger()
+            let farm = mode == .lines ? FarmProgress() : nil
+            farm?.status("loading models")
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let cancel = VideoCancel()
-            let signals = Self.cancelOnSignals(cancel)
-            defer { signals.forEach { $0.cancel() } }
+            let onStop = StopSignals.register { cancel.cancel() }
+            defer { onStop.cancel() }
+            farm?.status("rendering \(input)")
             let summary = try VideoTryOn(engine: engine, logger: logger).run(options, cancel: cancel) { p in
                 Self.report(p, mode: mode)
+                if let total = p.framesTotal { farm?.progress(p.framesDone, of: total) }
             }
+            farm?.status("wrote \(options.output)")
             if mode == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
             let states = summary.states
             print("wrote \(options.output) (\(summary.frames) frames: \(states["detected"] ?? 0) detected, \(states["tracked"] ?? 0) tracked, "
@@ -246,7 +251,10 @@ struct VideoCommand: ParsableCommand {
 
     enum ProgressMode { case bar, lines, none }
 
-    func progressMode() throws -> ProgressMode {
+    func progressMode() throws -> ProgressMode { try Self.progressMode(progress) }
+
+    /// `--progress`: auto (a bar on a terminal, else lines), bar, lines or none.
+    static func progressMode(_ progress: String) throws -> ProgressMode {
         switch progress {
         case "auto": return isatty(2) != 0 ? .bar : .lines
         case "bar": return .bar
@@ -271,22 +279,6 @@ struct VideoCommand: ParsableCommand {
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             let total = p.framesTotal.map(String.init) ?? "?"
             FileHandle.standardError.write(Data("\r[\(bar)] \(p.framesDone)/\(total) frames  \(String(format: "%.2f", p.framesPerSecond)) fps  ETA \(eta) s ".utf8))
-        }
-    }
-
-    /// SIGINT and SIGTERM abandon the clip (its temporary removed, ffmpeg stopped) and exit 130 / 143.
-    static func cancelOnSignals(_ cancel: VideoCancel) -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                cancel.cancel()
-                printErrorLine("coif video: stopped by signal \(number); no output written")
-                // _exit: no atexit handlers or static destructors (OpenCV's, protobuf's) run under the threads still going.
-                _exit(128 + number)
-            }
-            source.resume()
-            return source
         }
     }
 }

@@ -7,4 +7,8 @@
 // open(2)'s O_TMPFILE (an unnamed file in a directory, linked in once whole); 0 where the C library has none.
 int coif_o_tmpfile(void);
 
+// Names the calling thread (pthread_setname_np, a GNU extension Swift's Glibc module does not import);
+// Linux keeps the first 15 bytes.
+void coif_name_this_thread(const char *name);
+
 #endif
