@@ -175,9 +175,9 @@ public final class FaceAnalyzer {
     /// width): real faces under their own camera 0.9–2.2%; astronaut.png at 120° 3.5%, at 150° 8%, at 179° 10%.
     public static let maxForcedReprojectionPerBoxWidth = 0.05
 
-    /// Every face in the frame (`detectAllFaces`), largest first, each fitted as `analyse` fits one:
+    /// Every face in the frame (`detectAllFaces`), nearest first, each fitted as `analyse` fits one:
     /// detected once; landmarks and pose per face; kept and ordered by `kept`, so the first is the face
-    /// `largest` picks whenever the first pass finds it.
+    /// `largest` picks.
     public func analyseAll(_ frame: Frame, timing: inout FrameTiming) throws -> [FaceAnalysis] {
         let gray = frame.image.grayscale()
         let boxes = timing.measure(.detect) { detectAllFaces(gray: gray, rgb: frame.image) }

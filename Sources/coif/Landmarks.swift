@@ -21,7 +21,7 @@ struct Landmarks: ParsableCommand {
     @Option(help: "Horizontal field of view in degrees (default: EXIF focal length, else 50).")
     var fovDegrees: Double?
 
-    @Option(help: "Which faces: 'all' (default), 'largest', or a 0-based index in order of size.")
+    @Option(help: "Which faces: 'all' (default), 'largest' (the nearest), or a 0-based index, nearest first.")
     var face: FaceChoice = .all
 
     @OptionGroup var global: GlobalOptions
