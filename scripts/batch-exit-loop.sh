@@ -30,7 +30,7 @@ for run in $(seq 1 "$runs"); do
         bad=$((bad + 1))
         echo "run $run: exit $status ${report:-$(head -c 300 "$work/stderr")}"
     else
-        echo "run $run: ok ($(grep -o '[0-9]* rendered' "$work/stdout"))"
+        echo "run $run: ok ($(grep '^shard' "$work/stdout" | grep -o '[0-9]* rendered'))"
     fi
 done
 echo "$((runs - bad)) of $runs runs clean"

@@ -209,7 +209,9 @@ def mutate(data, rng, text):
 
 HOSTILE_VALUES = [None, True, -1, 0, 1.5, 1e308, -1e308, 2 ** 63, 2 ** 64, 1e-320, "", "nan", "../../escape.png",
                   "/etc/passwd", "{photo}", "{index}/../../x.png", "{nope}", "{", "a" * 5000, "\u0000", "#zzzzzz",
-                  "melanin=99,redness=-3", [], [[]], {}, {"name": 1}]
+                  "melanin=99,redness=-3", [], [[]], {}, {"name": 1},
+                  # Names that differ from the seed's only in Unicode normalisation (NFC é, NFD e + U+0301).
+                  "caf\u00e9.png", "cafe\u0301.png", "{photo}-caf\u00e9.png", "{photo}-cafe\u0301.png"]
 
 
 def mutate_json(data, rng):
@@ -243,7 +245,13 @@ def mutate_json(data, rng):
             parent[key] = parent[key] * rng.choice([0, 2, 50])
         else:
             parent[key] = rng.choice(HOSTILE_VALUES)
-    return json.dumps(doc).encode()
+    text = json.dumps(doc)
+    pairs = list(re.finditer(r'"\w+": (?:"[^"\\]*"|-?[\d.eE+-]+|true|false|null)', text))
+    if pairs and rng.random() < 0.15:
+        # A key given twice in one object (JSON decoders keep the last): refused with the job.
+        pair = rng.choice(pairs)
+        text = text[:pair.start()] + pair.group(0) + ", " + text[pair.start():]
+    return text.encode()
 
 
 # ── Parsers: seeds and the command that reads each ────────────────────────────────────────
@@ -320,6 +328,23 @@ def parsers(testdata):
     if png:
         out.append(("batch-job", [("job.json", batch_job())], "json",
                     lambda f, o, i: (["batch", f, "--out", os.path.join(os.path.dirname(f), "out")], [])))
+
+    # A short clip (the astronaut, H.264 in MP4 with its index first, as `+faststart` writes it, so a cut
+    # file still probes as whole), mutated: `video-join` of it with itself reads every segment's packets
+    # through, every 4th case `coif video` decodes and renders its first frames. A cut or damaged stream
+    # must be exit 12 (or 11), never a shorter clip with exit 0 while ffmpeg logged an error.
+    clip = os.path.join(tempfile.gettempdir(), "coif-fuzz-clip-%d.mp4" % os.getpid())
+    if png and shutil.which("ffmpeg") and subprocess.run(
+            ["ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "25", "-i", ASTRONAUT, "-vf",
+             "scale=128:128,format=yuv420p", "-frames:v", "12", "-c:v", "libx264", "-g", "4", "-threads", "1",
+             "-movflags", "+faststart", clip]).returncode == 0:
+        seed = open(clip, "rb").read()
+        os.unlink(clip)
+        def video(f, o, i):
+            if i % 4 == 3:
+                return ["video", f, "-o", o + "/v.mp4", "--frames", "0-2", "--progress", "none", "--strands", "200"], [o + "/v.mp4"]
+            return ["video-join", f, f, "-o", o + "/j.mp4"], [o + "/j.mp4"]
+        out.append(("clip", [("clip.mp4", seed)], False, video))
 
     # Outputs that are inputs (not mutated): each must be refused with exit 22 before any work, the input
     # left as it was.

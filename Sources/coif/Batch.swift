@@ -26,7 +26,8 @@ struct Batch: ParsableCommand {
     @Option(help: "The folder outputs go under (made if missing).")
     var out: String
 
-    @Option(help: "Render only shard I of N (0-based), e.g. 3/8 (default: from Slurm or Kubernetes, else the whole job).")
+    // Unconditional: `-1/2` is a value to refuse with its reason, not an option the parser then calls missing.
+    @Option(parsing: .unconditional, help: "Render only shard I of N (0-based), e.g. 3/8 (default: from Slurm or Kubernetes, else the whole job).")
     var shard: String?
 
     @Option(help: "Engines rendering at once, each with its own GPU context and models (1–16).")

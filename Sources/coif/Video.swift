@@ -50,7 +50,8 @@ struct VideoCommand: ParsableCommand {
     @Option(help: "Render segment I of N (0-based) of the clip's frames, e.g. 3/8, or 'auto': the segment a Slurm job array or a Kubernetes Indexed Job gives this task (as `coif batch` shards). '{segment}' in -o becomes I, zero-padded.")
     var segment: String?
 
-    @Option(help: "Render from this time (seconds); with --duration, instead of --frames.")
+    // Unconditional: `-1` is a time to refuse with its reason, not an option the parser then calls missing.
+    @Option(parsing: .unconditional, help: "Render from this time (seconds); with --duration, instead of --frames.")
     var start: Double?
 
     @Option(help: "Render this many seconds (with --start).")

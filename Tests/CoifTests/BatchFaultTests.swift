@@ -243,6 +243,10 @@ final class BatchFaultTests: XCTestCase {
             XCTAssertTrue(run.stderr.hasPrefix("coif: \(out)"), run.stderr)
             XCTAssertFalse(run.stderr.contains("NSCocoaErrorDomain"), run.stderr)
         }
+        // A negative shard is refused with its reason (22, naming --shard), not as a "Missing value".
+        let negative = try Fixtures.runCoif(["batch", dir + "/job.json", "--out", dir + "/o", "--shard", "-1/2"])
+        XCTAssertEqual(negative.status, 22, negative.stderr)
+        XCTAssertTrue(negative.stderr.contains("--shard") && negative.stderr.contains("0 ≤ I < N"), negative.stderr)
         // A refused job leaves no folder behind.
         try ##"{"photos": ["missing.png"], "output": "{photo}.png"}"##.write(toFile: dir + "/bad.json", atomically: false, encoding: .utf8)
         let refused = try Fixtures.runCoif(["batch", dir + "/bad.json", "--out", dir + "/new/out"])

@@ -56,6 +56,17 @@ final class VideoFaultTests: XCTestCase {
         let joinWhole = try Fixtures.runCoif(["video-join", dir + "/whole.mp4", dir + "/whole.mp4", "-o", dir + "/joined.mp4"])
         XCTAssertEqual(joinWhole.status, 0, joinWhole.stderr)
         XCTAssertEqual(Fixtures.listing(dir), ["cut.mp4", "joined.mp4", "whole.mp4"])
+
+        // Off a terminal, a farm's agent reads Open Job Description's lines on standard output.
+        let farm = try Fixtures.runCoif(["video", dir + "/whole.mp4", "-o", dir + "/farm.mp4", "--frames", "0-3", "--progress", "lines", "--strands", "300"])
+        XCTAssertEqual(farm.status, 0, farm.stderr)
+        let progress = farm.stdout.split(separator: "\n").filter { $0.hasPrefix("openjd_progress: ") }.map { Double($0.dropFirst(17))! }
+        XCTAssertEqual(progress, [25, 50, 75, 100], farm.stdout)
+        XCTAssertTrue(farm.stdout.contains("openjd_status: loading models") && farm.stdout.contains("openjd_status: wrote \(dir)/farm.mp4"), farm.stdout)
+        // A negative start is refused with its reason (22, naming --start), not as a "Missing value".
+        let negative = try Fixtures.runCoif(["video", dir + "/whole.mp4", "-o", dir + "/n.mp4", "--start", "-1"])
+        XCTAssertEqual(negative.status, 22, negative.stderr)
+        XCTAssertTrue(negative.stderr.contains("--start") && !negative.stderr.contains("Missing"), negative.stderr)
     }
 
     /// `timing-chart` writes the CSV's column names into the SVG as text: escaped, so a name with markup
