@@ -237,11 +237,10 @@ constexpr int kSearchBands = 8;
 // (shifted by one) or drawn at halving radii around the current one. A target reads its band's results of
 // this pass; across a band's first row it reads the field as the pass began, so bands run in parallel and
 // give the same field whatever the scheduling.
-void search(Level &level, uint64_t seed, uint64_t passId, bool forward) {
+void search(Level &level, uint64_t seed, uint64_t passId, bool forward, int maxRadius) {
     const int n = int(level.targets.size());
     if (n == 0) return;
     const int step = forward ? 1 : -1;
-    const int maxRadius = std::max(level.size.width, level.size.height);
     const std::vector<cv::Point> before = level.nnf;
     // Band b holds the targets of rows [rowStart[b], rowStart[b + 1]).
     const int top = level.targets.front().y, bottom = level.targets.back().y + 1;
@@ -350,10 +349,15 @@ void upsampleField(const Level &coarse, Level &fine, uint64_t seed, uint64_t pas
     }
 }
 
-void iterate(Level &level, int iterations, int passes, uint64_t seed, uint64_t &passId) {
+void iterate(Level &level, int iterations, int passes, bool coarsest, uint64_t seed, uint64_t &passId) {
+    // The random search reaches the whole level at the coarsest; below it the field carried down is already
+    // near, and draws a quarter of the level away only cost time.
+    const int longSide = std::max(level.size.width, level.size.height), maxRadius = coarsest ? longSide : longSide / 4;
     for (int it = 0; it < iterations; ++it) {
         computeDistances(level);
-        for (int pass = 0; pass < passes; ++pass) search(level, seed, ++passId, pass % 2 == 0);
+        // The level's first iteration searches from the field carried down; the later ones only touch it up.
+        const int thisPasses = it == 0 ? passes : 1;
+        for (int pass = 0; pass < thisPasses; ++pass) search(level, seed, ++passId, (it + pass) % 2 == 0, maxRadius);
         computeVoteWeights(level);
         vote(level);
     }
@@ -524,7 +528,7 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         // Iterations fall linearly from the coarsest level's to the finest's.
         const double t = count > 1 ? double(l) / (count - 1) : 0;
         const int iterations = int(std::lround(settings.finestIterations + t * (settings.coarsestIterations - settings.finestIterations)));
-        iterate(level, iterations, settings.searchPasses, seed, passId);
+        iterate(level, iterations, settings.searchPasses, l == count - 1, seed, passId);
     }
 
     const Level &finest = levels[0];

@@ -24,7 +24,7 @@ struct CompletionSettings {
     // EM iterations (search, then vote) at the coarsest level and at the finest; the levels between interpolate.
     int coarsestIterations = 8;
     int finestIterations = 3;
-    // PatchMatch passes (propagation and random search) per EM iteration.
+    // PatchMatch passes (propagation and random search) in a level's first EM iteration; later ones make one.
     int searchPasses = 2;
 };
 
