@@ -321,7 +321,7 @@ struct EvalBelievable: ParsableCommand {
                 return
             }
             for s in summaries {
-                print(padded(s.style, 14) + String(format: " cases %d: scalp bared median %.1f%% (worst %.1f%%, %d ≤ 3%%), halo median %@ (%d ≤ 8), texture median %@ (%d in 0.5–1.6), hair median %.1f%% (%d ≥ 80%%), own hair left median %.1f%% (%d ≤ 5%%)",
+                print(padded(s.style, 14) + String(format: " cases %d: scalp bared median %.1f%% (worst %.1f%%, %d ≤ 3%%), face widened median %.1f%% (worst %.1f%%, %d ≤ 3%%), halo median %@ (%d ≤ 8), texture median %@ (%d in 0.5–1.6), hair median %.1f%% (%d ≥ 80%%), own hair left median %.1f%% (%d ≤ 5%%)",
                       s.cases, 100 * s.scalpBaredMedian, 100 * s.scalpBaredWorst, s.scalpMet,
                       100 * s.faceWidenedMedian, 100 * s.faceWidenedWorst, s.widenedMet, f(s.haloMedian, "%.1f") as NSString, s.haloMet,
                       f(s.textureMedian) as NSString, s.textureMet, 100 * s.readsAsHairMedian, s.readsMet, 100 * s.ownHairLeftMedian, s.ownHairMet))

@@ -476,6 +476,11 @@ final class BelievableTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(row["readsAsHair"] as? Double), 0.5, "the bob reads as hair on astronaut")
         XCTAssertGreaterThan(try XCTUnwrap(row["faceSkinPixels"] as? Int), 1000)
         XCTAssertEqual((json["styles"] as? [[String: Any]])?.count, 1)
+        // The table and its summary as text: every row's figures and the summary's face widened.
+        let text = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--styles", "bob"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("widened"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("face widened median"), text.stdout)
         // A style that does not exist is refused before any work, as for render.
         let bad = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--styles", "no-such-style"])
         XCTAssertNotEqual(bad.status, 0)
