@@ -323,8 +323,9 @@ bool isSkinClass(uint8_t c) { return c == CV_PARSE_SKIN; }
 // Brows, eyes, glasses, ears, earrings, nose, mouth, lips: the pixels the plate keeps the photo's bytes of.
 bool isFeatureClass(uint8_t c) { return c >= CV_PARSE_FIRST_FEATURE && c <= CV_PARSE_LAST_FEATURE; }
 
-// The fine texture of the sources (the skin's, for its tiles): each source pixel less the normalised-Gaussian
-// mean of the sources around it (σ 1.5 px), 0 off the sources. Added, not multiplied. Clipped at `clipSigmas`
+// The fine texture of the sources (the skin's, for its tiles; a smooth backdrop's, whose spread bounds the
+// completion's detail laid over it): each source pixel less the normalised-Gaussian mean of the sources around
+// it (σ 1.5 px), 0 off the sources. Added, not multiplied. Clipped at `clipSigmas`
 // robust σ (of luma): the texture is kept, its edges (a mole, a nostril's rim) are not, since copied in pieces
 // they would be broken lines.
 cv::Mat fineDetail(const cv::Mat &perceptual, const cv::Mat &source, float clipSigmas = 2.5f) {

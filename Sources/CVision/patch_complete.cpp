@@ -546,13 +546,14 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
 
 }  // namespace coif
 
-int32_t cv_complete_rgb8(uint8_t *rgb, int32_t width, int32_t height, const uint8_t *hole_mask, const uint8_t *source_mask,
-                         uint64_t seed) {
-    if (!rgb || !hole_mask || !source_mask || width <= 0 || height <= 0) return CV_COMPLETE_BAD_INPUT;
+namespace {
+
+// The C entry points' one body: `image` (wrapping the caller's pixels, 8-bit or float) completed in place.
+int32_t completeInPlace(cv::Mat image, const uint8_t *hole_mask, const uint8_t *source_mask, uint64_t seed) {
     try {
-        cv::Mat image(height, width, CV_8UC3, rgb), out;
-        const cv::Mat hole(height, width, CV_8U, const_cast<uint8_t *>(hole_mask));
-        const cv::Mat source(height, width, CV_8U, const_cast<uint8_t *>(source_mask));
+        const cv::Mat hole(image.rows, image.cols, CV_8U, const_cast<uint8_t *>(hole_mask));
+        const cv::Mat source(image.rows, image.cols, CV_8U, const_cast<uint8_t *>(source_mask));
+        cv::Mat out;
         const coif::CompletionStatus status = coif::completeHole(image, hole, source, seed, out);
         if (status == coif::CompletionStatus::badInput) return CV_COMPLETE_BAD_INPUT;
         if (status == coif::CompletionStatus::noSources) return CV_COMPLETE_NO_SOURCES;
@@ -563,19 +564,16 @@ int32_t cv_complete_rgb8(uint8_t *rgb, int32_t width, int32_t height, const uint
     return CV_COMPLETE_OK;
 }
 
+}  // namespace
+
+int32_t cv_complete_rgb8(uint8_t *rgb, int32_t width, int32_t height, const uint8_t *hole_mask, const uint8_t *source_mask,
+                         uint64_t seed) {
+    if (!rgb || !hole_mask || !source_mask || width <= 0 || height <= 0) return CV_COMPLETE_BAD_INPUT;
+    return completeInPlace(cv::Mat(height, width, CV_8UC3, rgb), hole_mask, source_mask, seed);
+}
+
 int32_t cv_complete_linear(float *rgb, int32_t width, int32_t height, const uint8_t *hole_mask, const uint8_t *source_mask,
                            uint64_t seed) {
     if (!rgb || !hole_mask || !source_mask || width <= 0 || height <= 0) return CV_COMPLETE_BAD_INPUT;
-    try {
-        cv::Mat image(height, width, CV_32FC3, rgb), out;
-        const cv::Mat hole(height, width, CV_8U, const_cast<uint8_t *>(hole_mask));
-        const cv::Mat source(height, width, CV_8U, const_cast<uint8_t *>(source_mask));
-        const coif::CompletionStatus status = coif::completeHole(image, hole, source, seed, out);
-        if (status == coif::CompletionStatus::badInput) return CV_COMPLETE_BAD_INPUT;
-        if (status == coif::CompletionStatus::noSources) return CV_COMPLETE_NO_SOURCES;
-        out.copyTo(image);
-    } catch (const cv::Exception &) {
-        return CV_COMPLETE_FAILED;
-    }
-    return CV_COMPLETE_OK;
+    return completeInPlace(cv::Mat(height, width, CV_32FC3, rgb), hole_mask, source_mask, seed);
 }
