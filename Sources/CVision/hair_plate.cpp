@@ -224,6 +224,13 @@ constexpr int kPlateSidePx = 1280;
 // the wall (a beige slab beside a girl's neck, a band of skin under a chin).
 constexpr float kNeckLength = 0.3f;
 
+// The shoulders' line from the neck: the half-width gained per pixel of drop where it leaves the neck (the
+// trapezius' ~16° below level; a 25° line, 2 px a pixel, narrowed the shoulders to a cone and left the wall
+// behind where long hair had covered them), rounding over to kShoulderToHead of the head's width each side
+// (shoulders are ~2.6 head breadths wide).
+constexpr float kShoulderSlope = 3.5f;
+constexpr float kShoulderToHead = 1.3f;
+
 // The neck's width over the jaw's, a quarter of the face's height above the chin: a neck is about as wide as
 // the jaw's angles, and they lie a little below that row.
 constexpr float kNeckToJaw = 0.85f;
@@ -408,6 +415,45 @@ void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, cv
     if (small != canvas.size()) cv::resize(shift, shift, canvas.size(), 0, 0, cv::INTER_LINEAR);
     cv::add(canvas, shift, canvas, laid);
 }
+
+// One region's completion over `hole` (CV_8U) from `sources` in `perceptual` (the box, perceptual values),
+// into `canvas`, laid as the region beside the hole calls for (`smooth`, its membrane fill; `small`, the
+// working size its texture is measured at):
+// - a textured region (textureLevel ≥ kTextureToCopy): the completion, its local level taken back to the rim's
+//   continued colour (keepRimColour);
+// - a smooth backdrop: the completion's fine texture alone (less its σ-1.5 mean), clipped at 2.5 robust σ of
+//   the backdrop's own (fineDetail's measure), over the smooth fill: the seams between patches of a ramp are
+//   steps, not texture (a gradient: worst error 24 of 255).
+// False where nothing could be completed (no source patch). Laying the completion whole where the region is
+// not one ramp was tried and not kept (docs/notes.md: it doubled the halo).
+bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Mat &sources, const cv::Mat &smooth, cv::Size small,
+                    uint64_t seed, cv::Mat &canvas) {
+    cv::Mat completed;
+    if (coif::completeHole(perceptual, hole, sources, seed, completed) != coif::CompletionStatus::ok) return false;
+    cv::Mat perceptualSmall;
+    cv::resize(perceptual, perceptualSmall, small, 0, 0, cv::INTER_AREA);
+    if (textureLevel(perceptualSmall, coif::maskAt(sources, small, true)) >= kTextureToCopy) {
+        canvas = completed;
+        keepRimColour(smooth, hole, small, canvas);
+    } else {
+        cv::Mat mean;
+        cv::GaussianBlur(completed, mean, cv::Size(0, 0), 1.5);
+        cv::Mat detail = completed - mean;
+        const cv::Mat own = fineDetail(perceptual, sources, 2.5f);
+        std::vector<float> magnitudes;
+        for (int y = 0; y < own.rows; ++y) {
+            const cv::Vec3f *o = own.ptr<cv::Vec3f>(y);
+            const uint8_t *m = sources.ptr<uint8_t>(y);
+            for (int x = 0; x < own.cols; ++x)
+                if (m[x]) magnitudes.push_back(std::fabs(lumaOf(o[x])));
+        }
+        const float clip = 2.5f * robustSigma(magnitudes);
+        cv::min(cv::max(detail, -clip), clip, detail);
+        canvas = smooth + detail;
+    }
+    return true;
+}
+
 
 // One region that continues off the head into the removed hair (the background, the body's skin, the
 // clothes): its own sources, its smooth fill and its grain.
@@ -620,8 +666,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             // (the head's lowest row), fading in over the fifth of the head's height above it, where the
             // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
             // Below it the body widens as shoulders do, not all at once: at the chin only the neck's width
-            // (neckUnderJaw), then twice as fast as it drops (the shoulders' slope, ~25° below level), fading
-            // over a tenth of the head's width. Where long hair hung to the photo's edge beside a close crop,
+            // (neckUnderJaw), then along the shoulders' line (shoulderLine), fading over a tenth of the head's
+            // width. Where long hair hung to the photo's edge beside a close crop,
             // the body's skin otherwise ran along the whole bottom as a band. Skin widens only from the neck's
             // base (kNeckLength below the chin): a collar or a shirt's shoulder may stand high beside the
             // neck, bare shoulders do not, and skin widened from the chin laid a slab beside the jaw.
@@ -633,6 +679,18 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             neckUnderJaw(bareBox, headMiddle, neckHalfWidth);
             const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
             const float neckBase = headBottom + kNeckLength * headHeight;
+            const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(head.width));
+            // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the
+            // shoulders' line, rounding over to the shoulders' width (an exponential approach, not a corner).
+            auto shoulderLine = [&](float drop) {
+                const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
+                return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
+            };
+            // The body region the background's claim inside the shoulders passes to where no body region claims
+            // it (the membrane's claims fall off away from the body's sources): the one with the most sources.
+            size_t widestBody = 0;
+            for (size_t k = 1; k < regions.size(); ++k)
+                if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
             // Where the body may be (below the chin, within the shoulders): what the parse calls background
             // there (a sweater, a dress it does not know as clothes) is not copied round the head.
             cv::Mat label(box.size(), CV_8U, cv::Scalar(0)), bodyZone(box.size(), CV_8U, cv::Scalar(0));
@@ -641,8 +699,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
                 uint8_t *l = label.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y);
                 const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
-                const float clothHalfWidth = neckHalfWidth + 2 * std::max(float(y) - headBottom, 0.0f);
-                const float skinHalfWidth = neckHalfWidth + 2 * std::max(float(y) - neckBase, 0.0f);
+                const float clothHalfWidth = shoulderLine(float(y) - headBottom), skinHalfWidth = shoulderLine(float(y) - neckBase);
                 for (int x = 0; x < box.width; ++x) {
                     const float off = std::fabs(float(x) - headMiddle);
                     auto allowed = [&](float halfWidth) {
@@ -653,9 +710,25 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                     // Above the chin and beyond the shoulders the body's claim passes to the background (region 0, when it is one).
                     cv::Vec3f claim = c[x];
                     if (!regions[0].body) {
+                        // Inside them the background's claim passes to the body, in the body regions' own
+                        // proportions: long hair over the shoulders hid the person's shoulders and top, not the wall
+                        // behind, and a wall continued there left the head floating over it.
+                        float bodyClaim = 0;
+                        cv::Vec3f allowedBy(0, 0, 0);
                         for (size_t k = 1; k < regions.size(); ++k) {
-                            const float bodyAllowed = regions[k].skin ? skinAllowed : clothAllowed;
-                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - bodyAllowed);
+                            allowedBy[int(k)] = regions[k].skin ? skinAllowed : clothAllowed;
+                            bodyClaim += std::max(claim[int(k)], 0.0f) * allowedBy[int(k)];
+                        }
+                        // (No head: no shoulders to place, and the regions meet where their membranes do.)
+                        const float toBody = head.empty() ? 0.0f : std::max(claim[0], 0.0f) * std::max(clothAllowed, skinAllowed);
+                        if (widestBody > 0 && toBody > 0) {
+                            claim[0] -= toBody;
+                            for (size_t k = 1; k < regions.size(); ++k)
+                                claim[int(k)] += bodyClaim > 1e-4f ? toBody * std::max(claim[int(k)], 0.0f) * allowedBy[int(k)] / bodyClaim
+                                                                   : (k == widestBody ? toBody : 0.0f);
+                        }
+                        for (size_t k = 1; k < regions.size(); ++k) {
+                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowedBy[int(k)]);
                             claim[int(k)] -= moved;
                             claim[0] += moved;
                         }
@@ -714,64 +787,45 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                     g[x] = grain;
                 }
             }
-            cv::Mat canvas, laid;
-            if (!regions[0].body) {
-                // The background is completed with its own structure where it continues (the body's part keeps its
-                // smooth fill): multi-scale PatchMatch with EM voting (patch_complete.cpp) from the open background
-                // only (its sources, a band from the hair, outside the body's zone), so a wall's edge, a doorway or
-                // foliage carries across the hole and the person never comes in. Matched in perceptual values, as
-                // the eye compares. It replaces tiles laid by image quilting, which carried texture but broke a
-                // line into steps and, on a smooth backdrop, could copy only its grain.
-                const cv::Mat hole = offHead & (channels[0] > 0.02f);
-                const cv::Mat sources = regions[0].source & (bodyZone == 0);
-                cv::Mat completed;
-                if (cv::countNonZero(hole) > 0 && coif::completeHole(perceptual, hole, sources, seed, completed) == coif::CompletionStatus::ok) {
-                    laid = hole;
-                    cv::Mat perceptualSmall;
-                    cv::resize(perceptual, perceptualSmall, quiltSize, 0, 0, cv::INTER_AREA);
-                    if (textureLevel(perceptualSmall, coif::maskAt(sources, quiltSize, true)) >= kTextureToCopy) {
-                        canvas = completed;
-                        keepRimColour(regions[0].fill, laid, quiltSize, canvas);
-                    } else {
-                        // A smooth backdrop: the completion's fine texture alone (less its σ-1.5 mean), clipped at
-                        // 2.5 robust σ of the backdrop's own (fineDetail's measure), over the smooth fill: the seams
-                        // between patches of a ramp are steps, not texture (a gradient: worst error 24 of 255).
-                        cv::Mat mean;
-                        cv::GaussianBlur(completed, mean, cv::Size(0, 0), 1.5);
-                        cv::Mat detail = completed - mean;
-                        const cv::Mat own = fineDetail(perceptual, sources, 2.5f);
-                        std::vector<float> magnitudes;
-                        for (int y = 0; y < own.rows; ++y) {
-                            const cv::Vec3f *o = own.ptr<cv::Vec3f>(y);
-                            const uint8_t *m = sources.ptr<uint8_t>(y);
-                            for (int x = 0; x < own.cols; ++x)
-                                if (m[x]) magnitudes.push_back(std::fabs(lumaOf(o[x])));
-                        }
-                        const float clip = 2.5f * robustSigma(magnitudes);
-                        cv::min(cv::max(detail, -clip), clip, detail);
-                        canvas = regions[0].fill + detail;
-                    }
-                    if (record) {
-                        record->box = box;
-                        record->hole = hole;
-                        record->source = sources;
-                    }
+            // Each region is completed with its own structure where it continues: multi-scale PatchMatch with EM
+            // voting (patch_complete.cpp) from that region's sources only (the background's outside the body's
+            // zone), so a wall's edge, a doorway or foliage carries across the hole, a sweater's knit continues
+            // under where long hair hung, and the person never comes into the background. Matched in perceptual
+            // values, as the eye compares. It replaces tiles laid by image quilting, which carried texture but
+            // broke a line into steps and, on a smooth backdrop, could copy only its grain.
+            std::vector<cv::Mat> canvases(regions.size()), laids(regions.size());
+            for (size_t k = 0; k < regions.size(); ++k) {
+                if (regions[k].fill.empty()) continue;
+                const cv::Mat hole = offHead & (channels[k] > 0.02f);
+                const cv::Mat sources = regions[k].body ? regions[k].source : regions[k].source & (bodyZone == 0);
+                if (cv::countNonZero(hole) == 0 ||
+                    !completeRegion(perceptual, hole, sources, regions[k].fill, quiltSize, seed ^ (0x9E3779B97F4A7C15ull * k), canvases[k]))
+                    continue;
+                laids[k] = hole;
+                if (record && k == 0 && !regions[0].body) {
+                    record->box = box;
+                    record->hole = hole;
+                    record->source = sources;
                 }
             }
-            // The background's part of each pixel is the completion's, the body's its smooth fill: the line between a
-            // top and the wall behind stays the regions' soft line.
-            if (!laid.empty()) {
-                tileShare = cv::Mat(box.size(), CV_32F, cv::Scalar(0));
-                channels[0].copyTo(tileShare, laid);
+            // Each region's part of each pixel is its completion's: the line between a top and the wall behind
+            // stays the regions' soft line.
+            for (size_t k = 0; k < regions.size(); ++k) {
+                const cv::Mat &laid = laids[k], &canvas = canvases[k];
+                if (laid.empty()) continue;
+                if (k == 0 && !regions[0].body) {
+                    tileShare = cv::Mat(box.size(), CV_32F, cv::Scalar(0));
+                    channels[0].copyTo(tileShare, laid);
+                }
                 for (int y = 0; y < box.height; ++y) {
-                    const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[0].fill.ptr<cv::Vec3f>(y);
+                    const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[k].fill.ptr<cv::Vec3f>(y);
                     const uint8_t *l = laid.ptr<uint8_t>(y);
                     cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
                     float *g = backgroundGrain.ptr<float>(y);
                     for (int x = 0; x < box.width; ++x) {
                         if (!l[x]) continue;
-                        f[x] += (c[x] - smooth[x]) * sh[x][0];
-                        g[x] = std::max(g[x] - regions[0].grain * sh[x][0], 0.0f);  // the copies carry their own
+                        f[x] += (c[x] - smooth[x]) * sh[x][int(k)];
+                        g[x] = std::max(g[x] - regions[k].grain * sh[x][int(k)], 0.0f);  // the copies carry their own
                     }
                 }
             }

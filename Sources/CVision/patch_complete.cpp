@@ -35,6 +35,10 @@ inline int drawOffset(uint64_t bits, int radius) { return int(bits % uint64_t(2 
 // Wexler et al.'s confidence falls by this factor per pixel into the hole: patches near the rim, which see
 // more of the real photo, outvote those deep inside.
 constexpr float kConfidenceFalloff = 1.3f;
+// The pyramid goes down while a level still holds this many source patches. The floor was a hundredth of the
+// level's targets: where hair hid nearly all the background round a head, that stopped the pyramid at ~150 px,
+// whose rim-inward peel (brute force over every source) and eight iterations then cost most of the plate.
+constexpr int kCoarsestLeastSources = 8;
 // The vote's similarity weight exp(-d / 2σ²) takes σ² at this quantile of the level's patch distances (Wexler et al.).
 constexpr double kSimilarityQuantile = 0.75;
 
@@ -509,7 +513,7 @@ CompletionStatus completeHole(const cv::Mat &photo, const cv::Mat &holeIn, const
         cv::resize(fine.image(cv::Rect(r, r, fine.size.width, fine.size.height)), image, size, 0, 0, cv::INTER_AREA);
         cv::Mat coarseSource = maskAt(sources.back(), size, true);
         Level coarse = makeLevel(image, maskAt(fine.hole, size, false), coarseSource, r);
-        if (coarse.validList.size() < std::max<size_t>(8, coarse.targets.size() / 100)) break;
+        if (coarse.validList.size() < size_t(kCoarsestLeastSources)) break;
         levels.push_back(std::move(coarse));
         sources.push_back(coarseSource);
     }

@@ -12,8 +12,11 @@ struct CompletionSettings {
     // Side of the square patches compared and voted (Wexler et al. use 7).
     int patchPx = 7;
     // The hole's box plus its margin is resampled so its long side is at most this: the search's cost is
-    // bounded whatever the photo's size, and full-resolution detail comes back through the final vote.
-    int workLongSidePx = 256;
+    // bounded whatever the photo's size, and full-resolution detail comes back through the final vote. 192,
+    // not 256: the completion's CPU time on a 512² portrait with her hair removed all round fell from ~300 to
+    // ~115 ms with the pyramid's floor (kCoarsestLeastSources), and halo and texture over 20 portraits moved by
+    // less than their spread (docs/measurements.md).
+    int workLongSidePx = 192;
     // Context around the hole's box searched for sources, as a share of the box's long side (and at least
     // minMarginPx): enough of the background around a hole to continue it, not the whole photo.
     double marginShare = 0.6;
