@@ -207,11 +207,12 @@ public enum HairPlate {
         let image = frame.image
         let width = image.width, height = image.height
         precondition(hair.matte.count == width * height && heads.allSatisfy { $0.region.count == width * height })
-        // Skin, per head: its region; the bare face (no crop drawn over it) is the face and forehead alone.
+        // Skin, per head: its region; the bare face (no crop drawn over it) is the face and forehead alone, the
+        // forehead between the brows' ends (PersonHead.bareFaceMask).
         var headMask = [UInt8](repeating: 0, count: width * height), bareMask = headMask
         var featureTriangles: [Float] = [], eyeTriangles: [Float] = []
         for (person, region) in heads {
-            let face = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
+            let face = person.bareFaceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
             for i in headMask.indices {
                 if region[i] != 0 { headMask[i] = 255 }
                 if face[i] != 0 { bareMask[i] = 255 }

@@ -156,6 +156,11 @@ public struct PersonHead: Sendable {
     /// read, else a half-ellipse up to the hairline; both grown by `margin` (a share of each point's distance
     /// from the face's middle).
     public func faceTriangles(margin: Float = PersonHead.contourMargin) -> [Float] {
+        faceTriangles(margin: margin, foreheadHalfWidth: Self.foreheadWidthRatio * halfWidth * (1 + margin))
+    }
+
+    /// The face as `faceTriangles`, its forehead `foreheadHalfWidth` (px) wide each side at the brows.
+    func faceTriangles(margin: Float, foreheadHalfWidth: Float) -> [Float] {
         var out: [Float] = []
         func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
         let hub = image(across: 0, up: -middleThird)
@@ -170,7 +175,7 @@ public struct PersonHead: Sendable {
         triangle(hub, image(across: -w, up: 0), edge[0])
         // The forehead: a half-ellipse over the brow line, as wide as the temples there (0.95 of the face) and
         // as high as the natural hairline, so it narrows toward the hairline as a forehead does.
-        let h = hairlineHeight, a = Self.foreheadWidthRatio * w
+        let h = hairlineHeight, a = foreheadHalfWidth
         let base = image(across: 0, up: 0)
         if let profile = foreheadProfile {
             // The person's own hairline, column by column (`profile`), over the same base.
@@ -237,6 +242,21 @@ public struct PersonHead: Sendable {
     /// The face and forehead (`faceTriangles(margin:)`) as a width×height mask (255 inside).
     public func faceMask(width: Int, height: Int, margin: Float = PersonHead.contourMargin) -> [UInt8] {
         HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin))
+    }
+
+    /// The brows' outer ends' mean distance from the face's middle (px, along `across`).
+    public var browReach: Float {
+        (abs(local(features[0][0]).across) + abs(local(features[1][features[1].count - 1]).across)) / 2
+    }
+
+    /// The bare face the plate draws no crop over: the face (`faceTriangles(margin:)`) with its forehead only
+    /// as wide as the brows' outer ends (`browReach`, grown by `margin`). Beside them, above the brows, are the
+    /// temples, which carry hair: a forehead as wide as the face at the brows left them bare skin under every
+    /// short style, which reads as a receding hairline (the buzz-cut's scalp bared on the shared portraits was
+    /// mostly there).
+    public func bareFaceMask(width: Int, height: Int, margin: Float) -> [UInt8] {
+        let reach = min(browReach, Self.foreheadWidthRatio * halfWidth) * (1 + margin)
+        return HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin, foreheadHalfWidth: reach))
     }
 }
 
