@@ -57,8 +57,9 @@ struct VideoCommand: ParsableCommand {
     @Option(help: "Render this many seconds (with --start).")
     var duration: Double?
 
-    @Option(help: "Which face: 'largest' or a 0-based index in the first frame's order of size.")
-    var face: FaceChoice = .largest
+    /// Chosen in the first frame (and where the track is lost), then followed.
+    @OptionGroup var faces: FaceOption
+    var face: FaceChoice { faces.face }
 
     @Option(help: "Head-pose smoothing: 'standard', 'none', or comma-separated key=value of rotation-cutoff (Hz), rotation-beta, translation-cutoff (Hz), translation-beta, derivative-cutoff (Hz).")
     var smoothing: String = "standard"
