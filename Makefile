@@ -15,7 +15,7 @@ FUZZ_SEED    ?= 1
 FUZZ_CASES   ?= 1000
 FUZZ_SHORT   := 30
 
-.PHONY: setup models build demo test fuzz bench bench-batch bench-video bench-processes shaders meshes clean
+.PHONY: setup models build demo test test-fast fuzz bench bench-batch bench-video bench-processes shaders meshes clean
 
 # Installs only the Debian packages that are missing (no apt-get call at all when none are).
 setup:
@@ -45,11 +45,19 @@ demo: build
 	@mkdir -p out
 	$(RELEASE_BIN) render $(ASTRONAUT) --color auburn -o out/demo.png --layers out --timing out/demo-timing.json --show-timing
 
-# A short seeded fuzz pass ($(FUZZ_SHORT) cases per parser, ~17 s) runs first, so the last line is XCTest's.
+# The whole suite, slow tests included (test-fast leaves them out). A short seeded fuzz pass ($(FUZZ_SHORT)
+# cases per parser, ~17 s) runs first, so the last line is XCTest's.
 test: models shaders
 	$(SWIFT) build --build-tests
 	scripts/fuzz.py --seed $(FUZZ_SEED) --cases $(FUZZ_SHORT)
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# The fast tests alone: the whole suite less Tests/slow-tests.txt (real Slurm, SIGKILL, ffmpeg clips, photos
+# of 10 megapixels and more, every test over 3 s); the README gives both times.
+SLOW_TESTS := $(shell sed -e 's/\#.*//' Tests/slow-tests.txt)
+test-fast: models shaders
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing $(addprefix --skip ,$(SLOW_TESTS))
 
 # Seeded mutation fuzzing of every parser through the real binary ($(FUZZ_CASES) cases per parser; see
 # scripts/fuzz.py and docs/hostile-input.md). FUZZ_SEED=… FUZZ_CASES=… to change.

@@ -1,5 +1,6 @@
 // system.c: see CSystem.h.
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -19,4 +20,8 @@ void coif_name_this_thread(const char *name) {
     strncpy(shortened, name, sizeof shortened - 1);
     shortened[sizeof shortened - 1] = 0;
     pthread_setname_np(pthread_self(), shortened);
+}
+
+size_t coif_heap_bytes_in_use(void) {
+    return mallinfo2().uordblks;
 }

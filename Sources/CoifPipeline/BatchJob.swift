@@ -167,25 +167,33 @@ enum JSONDuplicateKeys {
     }
 }
 
-/// A job file read and expanded.
+/// A job file read and checked. Its items are not held in memory: `items[i]` makes item i from the job's
+/// lists when it is asked for, so a job takes the memory of its file's lists, not of its items. Expanded up
+/// front, items took ~2 KB each at the load's peak, and the 2,000,000 the limit allows aborted a 4 GB node.
+/// Item i is the same on every call and in every process (it is made from the lists alone), so shards and
+/// `--resume` see the same items at the same indices.
 public struct BatchJob: Sendable {
     public var path: String
-    public var items: [BatchItem]
+    public var items: BatchItems
     public var styleDirectories: [String]
     /// `--out` as an absolute path: every output's folder, links resolved, must stay inside it.
-    public var outputRoot = ""
+    public var outputRoot: String
 
-    /// The largest job file read (bytes) and the most items a job may expand to: past either, split the job.
-    public static let maxFileBytes = 256 << 20
+    /// The largest job file read (bytes) and the most items a job may hold: past either, split the job.
+    /// Set by what one node holds: a job of explicit "items" is decoded whole (Foundation's JSON decoder
+    /// peaks at ~10 times the file), so 64 MiB of items (~400,000) peaks under 1.5 GB; a cross product's
+    /// items are made one at a time, and the load's collision check keeps 16 bytes per item (32 MB at the
+    /// limit). docs/batch.md, "Limits", has the measured figures.
+    public static let maxFileBytes = 64 << 20
     public static let maxItems = 2_000_000
 
     /// The placeholders an output template may use.
     public static let placeholders = ["photo", "style", "color", "variant", "index"]
 
-    /// Reads and expands the job at `path` for outputs under `outputDirectory`; every check that can refuse
-    /// the job runs here (`jobRefused`, exit 23, naming the file and the item), and nothing is written.
-    /// `build` names the Coif that renders (its version and its executable's digest): a new build renders
-    /// every item again.
+    /// Reads and checks the job at `path` for outputs under `outputDirectory`; every check that can refuse
+    /// the job runs here over every item (`jobRefused`, exit 23, naming the file and the item), and nothing
+    /// is written. `build` names the Coif that renders (its version and its executable's digest): a new
+    /// build renders every item again.
     /// - Parameter reserved: other files the command writes (the results file): no item may write them.
     public static func load(path: String, outputDirectory: String, build: String, userStyleDirectories: [String] = [],
                             reserved: [String] = [], styles makeStyles: ([String]) throws -> StyleLibrary) throws -> BatchJob {
@@ -198,7 +206,9 @@ public struct BatchJob: Sendable {
         // Read at most one byte past the limit: a job file is JSON a person or a script wrote, not a dump.
         let data = (try? handle.read(upToCount: maxFileBytes + 1)) ?? Data()
         try? handle.close()
-        guard data.count <= maxFileBytes else { throw refuse("over \(maxFileBytes >> 20) MiB: split the job") }
+        guard data.count <= maxFileBytes else {
+            throw refuse("over \(maxFileBytes >> 20) MiB: split the job, or list photos, styles and colours as a cross product")
+        }
         let file: BatchJobFile
         do { file = try JSONDecoder().decode(BatchJobFile.self, from: data) } catch {
             throw refuse((error as? DecodingError)?.oneLine ?? "\(error)")
@@ -207,23 +217,15 @@ public struct BatchJob: Sendable {
         // misspelt one would (which is refused).
         if let duplicate = JSONDuplicateKeys.first(in: data) { throw refuse("the key \"\(duplicate)\" appears twice in one object") }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        func resolved(_ relative: String) -> String {
-            relative.hasPrefix("/") ? relative : URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
-        }
-        let directories = (file.styleDirectories ?? []).map(resolved) + userStyleDirectories
+        let directories = (file.styleDirectories ?? []).map { BatchPlan.resolved($0, base: base) } + userStyleDirectories
         let styles: StyleLibrary
         do { styles = try makeStyles(directories) } catch let error as CoifError { throw refuse("styleDirectories: \(error)") }
 
-        // The specs in order: the cross product (photos, then styles, colours, variants), then the listed items.
-        struct Spec {
-            var photo: String, style: String?, color: String?, variant: String?, settings: RenderSettings?, output: String?
-        }
         for (key, list) in [("photos", file.photos?.count), ("styles", file.styles?.count), ("colors", file.colors?.count),
                             ("variants", file.variants?.count), ("items", file.items?.count)] where list == 0 {
             throw refuse("\"\(key)\" is empty: give at least one, or leave the key out")
         }
-        // The item count from the lists' lengths, before any item is made: 20,000 photos × 20,000 colours in
-        // a 469 KB file had filled 7 GB of memory before the limit was checked.
+        // The item count from the lists' lengths: 20,000 photos × 20,000 colours is a 469 KB file.
         var total = file.items?.count ?? 0
         if let photos = file.photos {
             var product = photos.count
@@ -234,150 +236,20 @@ public struct BatchJob: Sendable {
             total = product > maxItems ? product : total + product
         }
         guard total <= maxItems else { throw refuse("\(total) items, over \(maxItems): split the job into several files") }
-        var specs: [Spec] = []
-        specs.reserveCapacity(total)
-        let photos = file.photos ?? []
-        if !photos.isEmpty {
+        if file.photos != nil {
             guard file.output != nil else { throw refuse("\"photos\" needs an \"output\" template") }
-            let variants: [BatchVariant?] = (file.variants?.isEmpty ?? true) ? [nil] : file.variants!.map { $0 }
-            let styleList: [String?] = file.styles.map { $0.map { Optional($0) } } ?? [nil]
-            for photo in photos {
-                for style in styleList {
-                    for color in file.colors ?? ["dark-brown"] {
-                        for variant in variants {
-                            specs.append(Spec(photo: photo, style: style, color: color, variant: variant?.name,
-                                              settings: variant?.settings, output: nil))
-                        }
-                    }
-                }
-            }
         } else if file.styles != nil || file.colors != nil || file.variants != nil {
             throw refuse("\"styles\", \"colors\" and \"variants\" need \"photos\"")
         }
-        for item in file.items ?? [] {
-            specs.append(Spec(photo: item.photo, style: item.style, color: item.color, variant: nil, settings: item.settings, output: item.output))
-        }
-        guard !specs.isEmpty else { throw refuse("no items: give \"photos\" (with \"output\") or \"items\"") }
-        if let names = file.variants?.map(\.name), Set(names).count != names.count {
+        guard total > 0 else { throw refuse("no items: give \"photos\" (with \"output\") or \"items\"") }
+        if let names = file.variants?.map(\.name), Set(names.map(PathKey.init)).count != names.count {
             throw refuse("two variants share a name")
         }
-
-        let outputRoot = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
-        var items: [BatchItem] = []
-        items.reserveCapacity(specs.count)
-        // Paths by their bytes (PathKey): "café.png" as NFC and as NFD are two photos.
-        var photoDigests: [PathKey: String] = [:]
-        var styleIdentities: [String: String] = [:]
-        // A hex colour is solved into a pigment recipe (~30 ms): once per spec, not once per item.
-        var colors: [String: HairColor] = [:]
-        // The settings checks per distinct style and settings, not per item (each checks the catalog's files).
-        var validated: Set<String> = []
-        for (index, spec) in specs.enumerated() {
-            let what = "item \(index) (\(spec.photo))"
-            let photo = resolved(spec.photo)
-            if photoDigests[PathKey(photo)] == nil {
-                // A regular file: a FIFO or a device (/dev/zero) would hang the digest below.
-                var info = stat()
-                guard stat(photo, &info) == 0 else { throw refuse("\(what): photo \(photo): no such file") }
-                guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("\(what): photo \(photo): not a regular file") }
-                do { photoDigests[PathKey(photo)] = try Digest.sha256(file: photo) } catch {
-                    throw refuse("\(what): photo \(photo): not readable")
-                }
-            }
-            // A catalog name as it is; anything else is a groom file relative to the job file.
-            let styleName: String
-            if let style = spec.style, !styles.names.contains(style) { styleName = resolved(style) } else { styleName = spec.style ?? styles.defaultStyle }
-            let style: Style
-            do { style = try styles.resolve(styleName) } catch let error as CoifError { throw refuse("\(what): \(error)") }
-            let colorSpec = spec.color ?? "dark-brown"
-            let color: HairColor
-            if let known = colors[colorSpec] { color = known } else {
-                do { color = try HairColor.parse(colorSpec) } catch let error as CoifError { throw refuse("\(what): \(error)") }
-                colors[colorSpec] = color
-            }
-            let settings = (file.settings ?? RenderSettings()).overridden(by: spec.settings)
-            guard let template = spec.output ?? file.output else { throw refuse("\(what): no \"output\" and no template") }
-            let relative = try Self.fill(template, photo: photo, style: style, color: color, variant: spec.variant, index: index,
-                                         count: specs.count) { refuse("\(what): \($0)") }
-            let output = URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: outputRoot, isDirectory: true)).standardizedFileURL.path
-            // By bytes: String's hasPrefix folds canonically equivalent names, which are other folders.
-            guard !relative.hasPrefix("/"), output.utf8.starts(with: (outputRoot + "/").utf8) else {
-                throw refuse("\(what): output \"\(relative)\" is outside the output folder \(outputDirectory)")
-            }
-            // What the file system would refuse at the item's write, refused here: the sidecar's name and its
-            // temporary's (`.NAME.coif.tmp-HOST-PID`) must fit in 255 bytes.
-            let longest = AtomicFile.maxNameBytes - ".coif".utf8.count
-            if let long = output.split(separator: "/").first(where: { $0.utf8.count > longest }) {
-                throw refuse("\(what): output name \"\(long.prefix(40))…\" is \(long.utf8.count) bytes; at most \(longest) (its sidecar and their temporaries must fit in 255)")
-            }
-            guard output.utf8.count < 4000 else { throw refuse("\(what): output path is \(output.utf8.count) bytes long; at most 4000") }
-            var item = BatchItem(index: index, photo: photo, style: styleName, hairColor: color, variant: spec.variant,
-                                 settings: settings, output: output, inputHash: "")
-            if validated.insert(style.key + "\u{0}" + settings.canonicalJSON).inserted {
-                do {
-                    var job = try item.tryOnJob()
-                    job.outputs = TryOnOutputs()
-                    try job.validate(styles: styles)
-                } catch let error as CoifError { throw refuse("\(what): \(error)") }
-            }
-            if styleIdentities[style.key] == nil {
-                do { styleIdentities[style.key] = try Self.identity(of: style, styles: styles) } catch let error as CoifError {
-                    throw refuse("\(what): \(error)")
-                }
-            }
-            item.inputHash = Self.inputHash(build: build, photoDigest: photoDigests[PathKey(photo)]!, style: styleIdentities[style.key]!,
-                                            color: color.name, settings: settings)
-            items.append(item)
-        }
-
-        // Two items into one file, or an output that is an input (a photo, a groom, a catalog, the job file).
-        var inputs = [path] + photoDigests.keys.map(\.path) + styles.catalogFiles
-        for item in items {
-            if let style = try? styles.resolve(item.style), case .file(let groom, let head) = style.origin { inputs += [groom] + (head.map { [$0] } ?? []) }
-        }
-        // Two items into one file (an item's output or its sidecar), or an item over the results file.
-        var seen: [PathKey: Int] = [:]
-        let reservedPaths = Set(reserved.map { PathKey(URL(fileURLWithPath: $0).standardizedFileURL.path) })
-        for item in items {
-            for written in [item.output, item.sidecarPath].map(PathKey.init) {
-                if let other = seen[written] {
-                    throw refuse("items \(other) and \(item.index) both write \(written): add {style}, {color} or {variant} to the template")
-                }
-                if reservedPaths.contains(written) { throw refuse("item \(item.index) would write over the results file \(written)") }
-                seen[written] = item.index
-            }
-        }
-        do { try OutputPaths.check(items.flatMap { [$0.output, $0.sidecarPath] } + reserved, inputs: inputs) } catch let error as CoifError {
-            throw refuse("\(error)")
-        }
-        return BatchJob(path: path, items: items, styleDirectories: directories, outputRoot: outputRoot)
-    }
-
-    /// The template with its placeholders filled; `refuse` makes the error for an unknown placeholder.
-    static func fill(_ template: String, photo: String, style: Style, color: HairColor, variant: String?, index: Int, count: Int,
-                     refuse: (String) -> CoifError) throws -> String {
-        let values: [String: String] = [
-            "photo": URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent,
-            "style": Self.safeName(Self.styleLabel(style)),
-            "color": Self.safeName(color.name.hasPrefix("#") ? String(color.name.dropFirst()) : color.name),
-            "variant": Self.safeName(variant ?? ""),
-            "index": String(repeating: "0", count: max(0, String(count - 1).count - String(index).count)) + String(index),
-        ]
-        var out = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else { throw refuse("output template \"\(template)\": unclosed {") }
-            let name = String(rest[rest.index(after: open)..<close])
-            guard let value = values[name] else {
-                throw refuse("output template \"\(template)\": unknown placeholder {\(name)} (known: \(placeholders.map { "{\($0)}" }.joined(separator: ", ")))")
-            }
-            out += value
-            rest = rest[rest.index(after: close)...]
-        }
-        out += rest
-        guard !out.isEmpty, !out.hasSuffix("/") else { throw refuse("output template \"\(template)\" gives an empty file name") }
-        return out
+        let plan = try BatchPlan(file: file, jobPath: path, base: base, outputRoot: URL(fileURLWithPath: outputDirectory).standardizedFileURL.path,
+                                 build: build, count: total, styles: styles, refuse: refuse)
+        try plan.checkOutputs(outputDirectory: outputDirectory, inputs: [path] + plan.photoDigests.keys.map(\.path) + plan.inputFiles + styles.catalogFiles,
+                              reserved: reserved, refuse: refuse)
+        return BatchJob(path: path, items: BatchItems(plan: plan), styleDirectories: directories, outputRoot: plan.outputRoot)
     }
 
     /// A style in a file name: its catalog name, or a groom file's name without its extension.
@@ -408,8 +280,430 @@ public struct BatchJob: Sendable {
 
     /// SHA-256 over everything an item's PNG depends on: the build, the photo's bytes, the style, the colour
     /// and the merged settings (canonical JSON, sorted keys). Not the paths: a moved photo is the same item.
-    static func inputHash(build: String, photoDigest: String, style: String, color: String, settings: RenderSettings) -> String {
+    static func inputHash(build: String, photoDigest: String, style: String, color: String, settingsJSON: String) -> String {
         Digest.sha256(text: ["coif-batch 1", build, "photo " + photoDigest, "style " + style, "color " + color,
-                             "settings " + settings.canonicalJSON].joined(separator: "\n"))
+                             "settings " + settingsJSON].joined(separator: "\n"))
+    }
+}
+
+/// A job's items in the job's order, each made when it is asked for (see `BatchJob`): the cross product
+/// (photos, then styles, colours, variants), then the listed items.
+public struct BatchItems: RandomAccessCollection, Sendable {
+    let plan: BatchPlan
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { plan.count }
+    public subscript(index: Int) -> BatchItem { plan.item(index) }
+
+    /// Item `index`'s merged settings, without making its paths and hash.
+    public func settings(at index: Int) -> RenderSettings { plan.settings(index) }
+
+    /// Whether any item takes the own hair away (and so needs the face parser).
+    public var anyRemovesOwnHair: Bool { plan.anyRemovesOwnHair }
+}
+
+/// An output template split once into its text and its placeholders.
+struct OutputTemplate: Sendable {
+    enum Piece: Sendable { case text(String), photo, style, color, variant, index }
+    let text: String
+    let pieces: [Piece]
+
+    init(_ template: String) throws(OutputTemplateProblem) {
+        text = template
+        var pieces: [Piece] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { pieces.append(.text(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else { throw OutputTemplateProblem("output template \"\(template)\": unclosed {") }
+            switch rest[rest.index(after: open)..<close] {
+            case "photo": pieces.append(.photo)
+            case "style": pieces.append(.style)
+            case "color": pieces.append(.color)
+            case "variant": pieces.append(.variant)
+            case "index": pieces.append(.index)
+            case let name:
+                throw OutputTemplateProblem("output template \"\(template)\": unknown placeholder {\(name)} (known: \(BatchJob.placeholders.map { "{\($0)}" }.joined(separator: ", ")))")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        if !rest.isEmpty { pieces.append(.text(String(rest))) }
+        self.pieces = pieces
+    }
+
+    /// The path under `--out` for these values (each already safe in a file name).
+    func filled(photo: String, style: String, color: String, variant: String, index: String) throws(OutputTemplateProblem) -> String {
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case .text(let text): out += text
+            case .photo: out += photo
+            case .style: out += style
+            case .color: out += color
+            case .variant: out += variant
+            case .index: out += index
+            }
+        }
+        guard !out.isEmpty, !out.hasSuffix("/") else { throw OutputTemplateProblem("output template \"\(text)\" gives an empty file name") }
+        return out
+    }
+}
+
+struct OutputTemplateProblem: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// What a job's items are made from: its lists, resolved and checked once at load (photos' digests, styles,
+/// colours, settings), read-only afterwards and shared by every thread.
+final class BatchPlan: Sendable {
+    struct ResolvedStyle: Sendable {
+        /// What `BatchItem.style` holds: a catalog name, or a groom file's absolute path.
+        var name: String
+        /// `{style}`: the catalog name or the groom file's name, made safe.
+        var label: String
+        /// The style's part of the input hash (`BatchJob.identity`).
+        var identity: String
+    }
+
+    struct Variant: Sendable {
+        var name: String?
+        var settings: RenderSettings
+        var settingsJSON: String
+    }
+
+    /// One item's resolved parts, before its output path and hash.
+    struct Parts {
+        /// The photo as the job file names it (for messages).
+        var photoText: String
+        var photo: String
+        var photoName: String
+        var style: ResolvedStyle
+        var color: HairColor
+        var colorName: String
+        var variant: String?
+        var settings: RenderSettings
+        /// The settings' canonical JSON where it is known already (a variant's); made for the hash otherwise.
+        var settingsJSON: String?
+        var template: Result<OutputTemplate, OutputTemplateProblem>
+    }
+
+    let jobPath: String
+    let base: String
+    let build: String
+    let outputRoot: String
+    let count: Int
+    let indexWidth: Int
+    // The cross product: photos × styles × colours × variants, photo-major.
+    let photoTexts: [String]
+    let photos: [String]
+    let photoNames: [String]
+    let styles: [ResolvedStyle]
+    let colors: [HairColor]
+    let variants: [Variant]
+    /// The cross product's template (a failure when it has none or it is malformed: refused at load).
+    let template: Result<OutputTemplate, OutputTemplateProblem>
+    let productCount: Int
+    // The listed items, after the cross product's.
+    let listed: [BatchItemSpec]
+    let baseSettings: RenderSettings
+    // Resolved once per distinct value, for every item.
+    let photoDigests: [PathKey: String]
+    let stylesBySpec: [PathKey: ResolvedStyle]
+    let colorsBySpec: [String: HairColor]
+    /// Groom and head files of the styles given as files: inputs no output may replace.
+    let inputFiles: [String]
+    let anyRemovesOwnHair: Bool
+
+    /// A path the job file gives, relative to its folder.
+    static func resolved(_ relative: String, base: String) -> String {
+        relative.hasPrefix("/") ? relative : URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
+    }
+
+    /// Resolves and checks every distinct photo, style, colour and setting of the job.
+    init(file: BatchJobFile, jobPath: String, base: String, outputRoot: String, build: String, count: Int, styles library: StyleLibrary,
+         refuse: (String) -> CoifError) throws {
+        let baseSettings = file.settings ?? RenderSettings()
+        let listed = file.items ?? []
+        func named(_ index: Int) -> String { "item \(index) (\(Self.photoText(file, item: index)))" }
+
+        var photoDigests: [PathKey: String] = [:]
+        func digest(_ text: String, item index: Int) throws {
+            let photo = Self.resolved(text, base: base)
+            guard photoDigests[PathKey(photo)] == nil else { return }
+            // A regular file: a FIFO or a device (/dev/zero) would hang the digest.
+            var info = stat()
+            guard stat(photo, &info) == 0 else { throw refuse("\(named(index)): photo \(photo): no such file") }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("\(named(index)): photo \(photo): not a regular file") }
+            do { photoDigests[PathKey(photo)] = try Digest.sha256(file: photo) } catch { throw refuse("\(named(index)): photo \(photo): not readable") }
+        }
+        var stylesBySpec: [PathKey: ResolvedStyle] = [:]
+        var inputFiles: [String] = []
+        func style(_ spec: String?, item index: Int) throws -> ResolvedStyle {
+            if let known = stylesBySpec[PathKey(spec ?? "")] { return known }
+            // A catalog name as it is; anything else is a groom file relative to the job file.
+            let name: String
+            if let spec, !library.names.contains(spec) { name = Self.resolved(spec, base: base) } else { name = spec ?? library.defaultStyle }
+            do {
+                let style = try library.resolve(name)
+                let resolved = ResolvedStyle(name: name, label: BatchJob.safeName(BatchJob.styleLabel(style)),
+                                             identity: try BatchJob.identity(of: style, styles: library))
+                if case .file(let groom, let head) = style.origin { inputFiles += [groom] + (head.map { [$0] } ?? []) }
+                stylesBySpec[PathKey(spec ?? "")] = resolved
+                return resolved
+            } catch let error as CoifError { throw refuse("\(named(index)): \(error)") }
+        }
+        var colorsBySpec: [String: HairColor] = [:]
+        func color(_ spec: String?, item index: Int) throws -> HairColor {
+            let text = spec ?? "dark-brown"
+            if let known = colorsBySpec[text] { return known }
+            // A hex colour is solved into a pigment recipe (~30 ms): once per spec, not once per item.
+            do { colorsBySpec[text] = try HairColor.parse(text) } catch let error as CoifError { throw refuse("\(named(index)): \(error)") }
+            return colorsBySpec[text]!
+        }
+        // The settings checks per distinct style and settings (each checks the catalog's files).
+        var validated: Set<String> = []
+        func validate(_ settings: RenderSettings, json: String, style: ResolvedStyle, color: HairColor, item index: Int) throws {
+            guard validated.insert(style.identity + "\u{0}" + json).inserted else { return }
+            do {
+                var job = TryOnJob(photoPath: jobPath, style: style.name, color: color, outputPath: outputRoot + "/-")
+                try settings.apply(to: &job)
+                job.outputs = TryOnOutputs()
+                _ = try job.validate(styles: library)
+            } catch let error as CoifError { throw refuse("\(named(index)): \(error)") }
+        }
+
+        // The cross product, factor by factor; an error names the first item holding the bad value.
+        let photoTexts = file.photos ?? []
+        let styleSpecs: [String?] = file.styles.map { $0.map { Optional($0) } } ?? [nil]
+        let colorSpecs = file.colors ?? ["dark-brown"]
+        let variantSpecs: [BatchVariant?] = file.variants.map { $0.map { Optional($0) } } ?? [nil]
+        let perStyle = colorSpecs.count * variantSpecs.count
+        let perPhoto = styleSpecs.count * perStyle
+        var photos: [String] = [], photoNames: [String] = [], styles: [ResolvedStyle] = [], colors: [HairColor] = []
+        var variants: [Variant] = []
+        var template: Result<OutputTemplate, OutputTemplateProblem> = .failure(OutputTemplateProblem("no \"output\" and no template"))
+        if !photoTexts.isEmpty {
+            for (p, text) in photoTexts.enumerated() {
+                try digest(text, item: p * perPhoto)
+                let photo = Self.resolved(text, base: base)
+                photos.append(photo)
+                photoNames.append(URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent)
+            }
+            for (s, spec) in styleSpecs.enumerated() { styles.append(try style(spec, item: s * perStyle)) }
+            for (c, spec) in colorSpecs.enumerated() { colors.append(try color(spec, item: c * variantSpecs.count)) }
+            for variant in variantSpecs {
+                let settings = baseSettings.overridden(by: variant?.settings)
+                variants.append(Variant(name: variant?.name, settings: settings, settingsJSON: settings.canonicalJSON))
+            }
+            for (s, style) in styles.enumerated() {
+                for (v, variant) in variants.enumerated() {
+                    try validate(variant.settings, json: variant.settingsJSON, style: style, color: colors[0], item: s * perStyle + v)
+                }
+            }
+            template = Result { () throws(OutputTemplateProblem) in try OutputTemplate(file.output ?? "") }
+        }
+        let productCount = photos.count * perPhoto
+        for (j, item) in listed.enumerated() {
+            try digest(item.photo, item: productCount + j)
+            let itemStyle = try style(item.style, item: productCount + j)
+            let itemColor = try color(item.color, item: productCount + j)
+            let settings = baseSettings.overridden(by: item.settings)
+            try validate(settings, json: settings.canonicalJSON, style: itemStyle, color: itemColor, item: productCount + j)
+        }
+        self.jobPath = jobPath
+        self.base = base
+        self.build = build
+        self.outputRoot = outputRoot
+        self.count = count
+        indexWidth = String(count - 1).count
+        self.photoTexts = photoTexts
+        self.photos = photos
+        self.photoNames = photoNames
+        self.styles = styles
+        self.colors = colors
+        self.variants = variants
+        self.template = template
+        self.productCount = productCount
+        self.listed = listed
+        self.baseSettings = baseSettings
+        self.photoDigests = photoDigests
+        self.stylesBySpec = stylesBySpec
+        self.colorsBySpec = colorsBySpec
+        self.inputFiles = inputFiles
+        anyRemovesOwnHair = variants.contains { $0.settings.keepOwnHair != true }
+            || listed.contains { baseSettings.overridden(by: $0.settings).keepOwnHair != true }
+    }
+
+    /// The photo the job file names for item `index` (for messages, before the plan exists).
+    static func photoText(_ file: BatchJobFile, item index: Int) -> String {
+        let photos = file.photos ?? []
+        let perPhoto = (file.styles?.count ?? 1) * (file.colors?.count ?? 1) * (file.variants?.count ?? 1)
+        if index < photos.count * perPhoto { return photos[index / perPhoto] }
+        let listed = file.items ?? []
+        let j = index - photos.count * perPhoto
+        return listed.indices.contains(j) ? listed[j].photo : "?"
+    }
+
+    /// Item `index`'s parts: from the cross product's lists by its place in them, or from its listing.
+    func parts(_ index: Int) -> Parts {
+        if index < productCount {
+            let v = index % variants.count
+            let c = (index / variants.count) % colors.count
+            let s = (index / (variants.count * colors.count)) % styles.count
+            let p = index / (variants.count * colors.count * styles.count)
+            return Parts(photoText: photoTexts[p], photo: photos[p], photoName: photoNames[p], style: styles[s], color: colors[c],
+                         colorName: Self.colorLabel(colors[c]), variant: variants[v].name, settings: variants[v].settings,
+                         settingsJSON: variants[v].settingsJSON, template: template)
+        }
+        let spec = listed[index - productCount]
+        let photo = Self.resolved(spec.photo, base: base)
+        let color = colorsBySpec[spec.color ?? "dark-brown"]!
+        let settings = baseSettings.overridden(by: spec.settings)
+        // Its own template, else the job's.
+        let template = spec.output.map { text in Result { () throws(OutputTemplateProblem) in try OutputTemplate(text) } } ?? self.template
+        return Parts(photoText: spec.photo, photo: photo, photoName: URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent,
+                     style: stylesBySpec[PathKey(spec.style ?? "")]!, color: color, colorName: Self.colorLabel(color), variant: nil,
+                     settings: settings, settingsJSON: nil, template: template)
+    }
+
+    func settings(_ index: Int) -> RenderSettings {
+        index < productCount ? variants[index % variants.count].settings : baseSettings.overridden(by: listed[index - productCount].settings)
+    }
+
+    static func colorLabel(_ color: HairColor) -> String {
+        BatchJob.safeName(color.name.hasPrefix("#") ? String(color.name.dropFirst()) : color.name)
+    }
+
+    /// Item `index`'s output path, or the reason it has none (checked for every item at load).
+    func output(_ parts: Parts, index: Int) throws(OutputTemplateProblem) -> String {
+        let number = String(index)
+        let relative = try parts.template.get().filled(photo: parts.photoName, style: parts.style.label, color: parts.colorName,
+                                                 variant: BatchJob.safeName(parts.variant ?? ""),
+                                                 index: String(repeating: "0", count: max(0, indexWidth - number.count)) + number)
+        guard !relative.hasPrefix("/") else { throw OutputTemplateProblem("output \"\(relative)\" is outside the output folder") }
+        // Most templates need no clean-up ('.', '..' or '//'): joined as they are, which is what the URL's
+        // standardisation below gives them, at a fraction of its cost per item.
+        let output: String
+        if Self.isPlain(relative) {
+            output = (outputRoot == "/" ? "" : outputRoot) + "/" + relative
+        } else {
+            output = URL(fileURLWithPath: relative, relativeTo: URL(fileURLWithPath: outputRoot, isDirectory: true)).standardizedFileURL.path
+        }
+        // By bytes: String's hasPrefix folds canonically equivalent names, which are other folders.
+        guard output.utf8.starts(with: ((outputRoot == "/" ? "" : outputRoot) + "/").utf8) else {
+            throw OutputTemplateProblem("output \"\(relative)\" is outside the output folder")
+        }
+        return output
+    }
+
+    /// Whether no component of `relative` is empty, "." or "..".
+    static func isPlain(_ relative: String) -> Bool {
+        var length = 0, dots = 0
+        for byte in relative.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if length == 0 || (length == dots && dots <= 2) { return false }
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") && dots == length - 1 { dots += 1 }
+            }
+        }
+        return length > 0 && !(length == dots && dots <= 2)
+    }
+
+    func item(_ index: Int) -> BatchItem {
+        precondition((0..<count).contains(index), "batch item \(index) of \(count)")
+        let parts = parts(index)
+        // Every item's output was made once at load with these same lists (`checkOutputs`): it cannot fail now.
+        let output = try! self.output(parts, index: index)
+        return BatchItem(index: index, photo: parts.photo, style: parts.style.name, hairColor: parts.color, variant: parts.variant,
+                         settings: parts.settings, output: output,
+                         inputHash: BatchJob.inputHash(build: build, photoDigest: photoDigests[PathKey(parts.photo)]!, style: parts.style.identity,
+                                                       color: parts.color.name, settingsJSON: parts.settingsJSON ?? parts.settings.canonicalJSON))
+    }
+
+    /// Every item's output, made and checked once, holding 16 bytes per item: inside `--out`, a name the
+    /// file system takes, no two items (output or sidecar) on one file, none over an input or `reserved`.
+    func checkOutputs(outputDirectory: String, inputs: [String], reserved: [String], refuse: (String) -> CoifError) throws {
+        var files = FileIdentities()
+        var inputKeys: [PathKey: String] = [:]
+        for input in inputs { inputKeys[PathKey(OutputPaths.identity(input))] = inputKeys[PathKey(OutputPaths.identity(input))] ?? input }
+        let reservedKeys = Set(reserved.map { PathKey(OutputPaths.identity($0)) })
+        for path in reserved {
+            if let input = inputKeys[PathKey(OutputPaths.identity(path))] {
+                throw refuse("\(CoifError.invalidOption(name: path, reason: "cannot write output: it is an input (\(input))"))")
+            }
+        }
+        var written: [Int] = []
+        written.reserveCapacity(2 * count)
+        let longest = AtomicFile.maxNameBytes - ".coif".utf8.count
+        for index in 0..<count {
+            let parts = parts(index)
+            let what = "item \(index) (\(parts.photoText))"
+            let output: String
+            do { output = try self.output(parts, index: index) } catch {
+                throw refuse("\(what): \(error.reason.hasSuffix("outside the output folder") ? error.reason + " " + outputDirectory : error.reason)")
+            }
+            // What the file system would refuse at the item's write, refused here: the sidecar's name and its
+            // temporary's (`.NAME.coif.tmp-HOST-PID`) must fit in 255 bytes.
+            if output.utf8.count > longest, let long = output.split(separator: "/").first(where: { $0.utf8.count > longest }) {
+                throw refuse("\(what): output name \"\(long.prefix(40))…\" is \(long.utf8.count) bytes; at most \(longest) (its sidecar and their temporaries must fit in 255)")
+            }
+            guard output.utf8.count < 4000 else { throw refuse("\(what): output path is \(output.utf8.count) bytes long; at most 4000") }
+            for path in [output, output + ".coif"] {
+                let key = files.key(path)
+                if let input = inputKeys[key] {
+                    throw refuse("\(CoifError.invalidOption(name: path, reason: "cannot write output: it is an input (\(input))"))")
+                }
+                if reservedKeys.contains(key) { throw refuse("item \(index) would write over the results file \(path)") }
+                written.append(Self.hash(key))
+            }
+        }
+        // Two items on one file: a repeated hash, then the items that give it found by a second pass.
+        written.sort()
+        var repeated: Set<Int> = []
+        for i in written.indices.dropFirst() where written[i] == written[i - 1] { repeated.insert(written[i]) }
+        guard !repeated.isEmpty else { return }
+        var first: [PathKey: Int] = [:]
+        for index in 0..<count {
+            let output = try self.output(parts(index), index: index)
+            for path in [output, output + ".coif"] {
+                let key = files.key(path)
+                guard repeated.contains(Self.hash(key)) else { continue }
+                if let other = first[key], other != index {
+                    throw refuse("items \(other) and \(index) both write \(path): add {style}, {color} or {variant} to the template")
+                }
+                first[key] = index
+            }
+        }
+    }
+
+    static func hash(_ key: PathKey) -> Int {
+        var hasher = Hasher()
+        var path = key.path
+        path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize()
+    }
+}
+
+/// Files as `OutputPaths.identity` names them (device and inode where one exists, else the path with its
+/// folder's links resolved), with each folder resolved once rather than once per item. Compared as bytes
+/// (`PathKey`): names that differ only in Unicode normalisation stay two files.
+struct FileIdentities {
+    private var folders: [PathKey: String] = [:]
+
+    mutating func key(_ path: String) -> PathKey {
+        var info = stat()
+        if stat(path, &info) == 0 { return PathKey("inode:\(info.st_dev):\(info.st_ino)") }
+        if lstat(path, &info) == 0 { return PathKey("path:" + OutputPaths.canonicalPath(path)) }
+        let utf8 = path.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return PathKey("path:" + OutputPaths.canonicalPath(path)) }
+        let folder = PathKey(String(path[..<slash]))
+        let resolved: String
+        if let known = folders[folder] { resolved = known } else {
+            resolved = URL(fileURLWithPath: folder.path.isEmpty ? "/" : folder.path).resolvingSymlinksInPath().path
+            folders[folder] = resolved
+        }
+        return PathKey("path:" + (resolved == "/" ? "" : resolved) + String(path[slash...]))
     }
 }

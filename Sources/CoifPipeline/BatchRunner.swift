@@ -98,7 +98,7 @@ public final class BatchRunner: @unchecked Sendable {
     private let makeEngine: @Sendable () throws -> TryOnEngine
     private let lock = NSLock()
     private var summary = BatchSummary()
-    private var queue: [[BatchItem]] = []
+    private var queue: [PhotoGroup] = []
     private var stopped = false
     private var resultsFD: Int32 = -1
     private var settled = 0
@@ -114,7 +114,7 @@ public final class BatchRunner: @unchecked Sendable {
     }
 
     /// This shard's items.
-    public var shardItems: ArraySlice<BatchItem> { job.items[options.shard.range(of: job.items.count)] }
+    public var shardItems: Slice<BatchItems> { job.items[options.shard.range(of: job.items.count)] }
 
     /// Whether `item`'s output is in place for its inputs: its sidecar names the item's input hash and the
     /// SHA-256 of the PNG beside it (two processes of different builds, or a kill between the PNG's rename
@@ -156,7 +156,10 @@ public final class BatchRunner: @unchecked Sendable {
         try openResults()
         defer { if resultsFD >= 0 { close(resultsFD) } }
         let failedBefore = options.resume ? Self.failedHashes(options.resultsPath) : [:]
-        var pending: [BatchItem] = []
+        // The items to render as groups of item indices (one per photo analysis), in the order their photos
+        // first appear; a group holds runs of consecutive indices, so the memory does not grow with a photo's items.
+        var order: [PathKey] = []
+        var groups: [PathKey: PhotoGroup] = [:]
         for item in shardItems {
             summary.items += 1
             if !options.force && Self.isDone(item) {
@@ -169,15 +172,10 @@ public final class BatchRunner: @unchecked Sendable {
                 r.exitCode = reason.code
                 record(r)
             } else {
-                pending.append(item)
+                let key = item.analysisKey
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: PhotoGroup()].append(item.index)
             }
-        }
-        // Groups in the order their photos first appear.
-        var order: [PathKey] = []
-        var groups: [PathKey: [BatchItem]] = [:]
-        for item in pending {
-            if groups[item.analysisKey] == nil { order.append(item.analysisKey) }
-            groups[item.analysisKey, default: []].append(item)
         }
         queue = order.reversed().map { groups[$0]! }
         let workers = min(options.workers, max(1, queue.count))
@@ -193,7 +191,7 @@ public final class BatchRunner: @unchecked Sendable {
 
     // MARK: - Workers
 
-    private func take() -> [BatchItem]? {
+    private func take() -> PhotoGroup? {
         lock.withLock { stopped ? nil : queue.popLast() }
     }
 
@@ -206,7 +204,7 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// A photo's analysis, ready for its items' renders.
     struct Analysed {
-        var items: [BatchItem]
+        var items: PhotoGroup
         var analyses: Result<[PhotoAnalysis], Error>
         /// The own-hair parse, when an item removes the own hair.
         var parsed: ParsedOwnHair?
@@ -227,7 +225,7 @@ public final class BatchRunner: @unchecked Sendable {
 
     private func work(worker: Int, engine: TryOnEngine) {
         engine.holdsRenderTarget = true
-        let needsParser = job.items.contains { $0.settings.keepOwnHair != true }
+        let needsParser = job.items.anyRemovesOwnHair
         let parser: FaceParser?
         do { parser = needsParser ? try engine.faceParser() : nil } catch {
             stop(Self.coifError(error))
@@ -236,17 +234,18 @@ public final class BatchRunner: @unchecked Sendable {
         // The analyzer, the parser and the head are lent to the analysis thread while this thread renders
         // (the render stages use none of them): one analysis runs at a time, always on that thread.
         let lent = HandedOver((analyzer: engine.analyzer, parser: parser, head: engine.head))
-        func analyse(_ items: [BatchItem]) -> BackgroundWork<Analysed> {
+        let all = job.items
+        func analyse(_ items: PhotoGroup) -> BackgroundWork<Analysed> {
             BackgroundWork(name: "coif.batch-analyse") { [lent] in
                 var timing = FrameTiming()
-                let first = items[0]
+                let first = all[items.first]
                 let analyses = Result { () -> [PhotoAnalysis] in
                     let job = try first.tryOnJob()
                     let frame = try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
                     return try TryOnEngine.analyse(frame, faces: job.face, analyzer: lent.value.analyzer, timing: &timing)
                 }
                 var parsed: ParsedOwnHair?
-                if case .success(let found) = analyses, let parser = lent.value.parser, items.contains(where: { $0.settings.keepOwnHair != true }) {
+                if case .success(let found) = analyses, let parser = lent.value.parser, items.indices.contains(where: { all.settings(at: $0).keepOwnHair != true }) {
                     do {
                         parsed = try TryOnEngine.parseOwnHair(found, parser: parser, analyzer: lent.value.analyzer, head: lent.value.head, timing: &timing)
                     } catch {
@@ -276,7 +275,7 @@ public final class BatchRunner: @unchecked Sendable {
         switch analysed.analyses {
         case .failure(let error):
             let failure = Self.coifError(error)
-            for item in analysed.items { settle(item, failure) }
+            for index in analysed.items.indices { settle(job.items[index], failure) }
             return
         case .success(let found): analyses = found
         }
@@ -284,11 +283,10 @@ public final class BatchRunner: @unchecked Sendable {
         // items in seed order, so each seed's plate is filled once and dropped before the next.
         var plate: (seed: UInt64, faces: [PhotoAnalysis])?
         var first = true
-        let bySeed = analysed.items.enumerated().sorted { a, b in
-            let sa = a.element.settings.seed ?? 1, sb = b.element.settings.seed ?? 1
-            return sa != sb ? sa < sb : a.offset < b.offset
-        }.map(\.element)
-        for item in bySeed {
+        let seeds = Set(analysed.items.indices.map { job.items.settings(at: $0).seed ?? 1 }).sorted()
+        let bySeed = seeds.lazy.flatMap { seed in analysed.items.indices.lazy.filter { self.job.items.settings(at: $0).seed ?? 1 == seed } }
+        for index in bySeed {
+            let item = job.items[index]
             if lock.withLock({ stopped }) { return }
             if let blocked = Self.outputBlocked(item) {
                 fail(item, blocked)
@@ -476,6 +474,19 @@ public final class BatchRunner: @unchecked Sendable {
         }
         return failed
     }
+}
+
+/// The items of one photo analysis (the same photo, faces and camera) as runs of consecutive item indices:
+/// a cross product's photo is one run, however many styles, colours and variants it has.
+struct PhotoGroup: Sendable {
+    private(set) var runs: [Range<Int>] = []
+
+    mutating func append(_ index: Int) {
+        if let last = runs.last, last.upperBound == index { runs[runs.count - 1] = last.lowerBound..<index + 1 } else { runs.append(index..<index + 1) }
+    }
+
+    var first: Int { runs[0].lowerBound }
+    var indices: FlattenSequence<[Range<Int>]> { runs.joined() }
 }
 
 /// One thread that encodes and writes items in the order they are submitted, at most `depth` waiting: a

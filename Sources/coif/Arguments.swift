@@ -90,6 +90,31 @@ func printErrorLine(_ text: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// `--face`: one meaning of "largest" and of an index in every command. The largest face is the nearest to the
+/// camera (its head's size in the photo given its pose; a box's width shrinks as a face turns), the face
+/// `coif landmarks --face all` lists first; an index counts faces in that list's order.
+enum FaceHelp {
+    static let order = "'largest' is the nearest face (its head's size in the photo given its pose), the first that `coif landmarks --face all` lists; an index counts faces in that order, from 0"
+
+    /// Render and recolor: one face, or every face.
+    static let oneOrAll = ArgumentHelp("Which face: 'largest', 'all' (every face, the nearest drawn last) or a 0-based index. " + order + ".",
+                                       valueName: "largest|all|index")
+    /// Commands that follow or measure one face.
+    static let one = ArgumentHelp("Which face: 'largest' or a 0-based index. " + order + ".", valueName: "largest|index")
+}
+
+/// `--face` where one face or every face may be chosen (render, recolor).
+struct FacesOption: ParsableArguments {
+    @Option(help: FaceHelp.oneOrAll)
+    var face: FaceChoice = .largest
+}
+
+/// `--face` where one face is chosen (recommend, video: in the first frame, then followed).
+struct FaceOption: ParsableArguments {
+    @Option(help: FaceHelp.one)
+    var face: FaceChoice = .largest
+}
+
 /// `--styles DIR`: user catalog directories, wherever a style is named.
 struct StyleDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("styles"), help: ArgumentHelp(

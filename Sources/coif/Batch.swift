@@ -68,11 +68,17 @@ struct Batch: ParsableCommand {
         return parts.joined(separator: "\n")
     }
 
+    /// The options alone, before anything is read: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        guard BatchOptions.workerRange.contains(workers) else {
+            throw CoifError.invalidOption(name: "--workers", reason: "must be between 1 and 16, got \(workers)")
+        }
+        _ = try VideoCommand.progressMode(progress)
+        _ = try shard.map(BatchShard.parse)
+    }
+
     func run() throws {
         try runReportingErrors {
-            guard BatchOptions.workerRange.contains(workers) else {
-                throw CoifError.invalidOption(name: "--workers", reason: "must be between 1 and 16, got \(workers)")
-            }
             let mode = try VideoCommand.progressMode(progress)
             let farm = mode == .lines && !dryRun ? FarmProgress() : nil
             farm?.status("reading the job \(jobFile)")
@@ -106,7 +112,7 @@ struct Batch: ParsableCommand {
             let mine = runner.shardItems
             if !dryRun { try Self.makeDirectory(out) }
             if dryRun {
-                let done = mine.filter { BatchRunner.isDone($0) }.count
+                let done = mine.reduce(0) { $0 + (BatchRunner.isDone($1) ? 1 : 0) }
                 print("\(job.items.count) items in the job; shard \(shard): \(mine.count) items (\(mine.first.map { "\($0.index)" } ?? "-")…\(mine.last.map { "\($0.index)" } ?? "-")), \(done) already done, \(mine.count - done) to render")
                 for item in mine.prefix(10) { print("  \(item.index)  \(item.output)") }
                 if mine.count > 10 { print("  … \(mine.count - 10) more") }

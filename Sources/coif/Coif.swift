@@ -37,7 +37,9 @@ struct Coif: ParsableCommand {
             printErrorLine("coif: \(failure.description)")
             Foundation.exit(failure.exitCode)
         }
-        if let failure = error as? CoifError {
+        let parser = ParserFailure(error)
+        // A command's validate() throws Coif's own errors; the parser hands them back wrapped.
+        if let failure = (error as? CoifError) ?? (parser?.validationError as? CoifError) {
             printErrorLine("coif: \(failure.description)")
             Foundation.exit(failure.exitCode)
         }
@@ -47,13 +49,16 @@ struct Coif: ParsableCommand {
             print(fullMessage(for: error))
             Foundation.exit(0)
         }
+        if let parser, let value = parser.refusedValue(arguments: CommandLine.arguments) {
+            printErrorLine("coif: \(value.option): '\(value.text)' is not a value it takes (see 'coif --help')")
+            Foundation.exit(CoifError.invalidOption(name: "", reason: "").exitCode)
+        }
         let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "usage error"
         let trimmed = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
         printErrorLine("coif: \(trimmed) (see 'coif --help')")
-        // An option given a value it cannot take (`--strands lots`, `--seed -1`, which the parser reads as a
-        // missing value) is an invalid option value, 22, as the README's table says; 64 stays for usage
-        // (an unknown option, a missing argument).
-        Foundation.exit(isBadValue(trimmed) ? CoifError.invalidOption(name: "", reason: "").exitCode : code.rawValue)
+        // A value an option cannot take (`--strands lots`) is an invalid option value, 22, as the README's
+        // table says; 64 stays for usage (an unknown option, a missing argument or value).
+        Foundation.exit(parser?.isRefusedValue == true ? CoifError.invalidOption(name: "", reason: "").exitCode : code.rawValue)
     }
 
     /// Coif's paths are Swift strings, which hold Unicode: an argument whose bytes are not UTF-8 (a Latin-1
@@ -71,10 +76,58 @@ struct Coif: ParsableCommand {
             }
         }
     }
+}
 
-    /// Whether swift-argument-parser's message is about an option's value, not the command line's shape.
-    static func isBadValue(_ message: String) -> Bool {
-        (message.hasPrefix("The value '") && message.contains("' is invalid for")) || message.hasPrefix("Missing value for '")
+/// swift-argument-parser's error by its kind. The library keeps its error types internal (a `CommandError`
+/// holding a `ParserError`) and its public `exitCode(for:)` gives every one of them 64; the kind, the
+/// `ParserError` case's name read by reflection, tells a value an option cannot take (22) from the command
+/// line's shape (64) without reading the library's English. CLITests pins each kind Coif relies on.
+struct ParserFailure {
+    /// The `ParserError` case: `unableToParseValue`, `missingValueForOption`, `unknownOption`, `noValue`, …
+    let kind: String
+    let payload: Any?
+
+    init?(_ error: Error) {
+        let parserError: Any
+        if String(describing: type(of: error)) == "ParserError" { parserError = error } else {
+            guard let inner = Mirror(reflecting: error).children.first(where: { $0.label == "parserError" })?.value else { return nil }
+            parserError = inner
+        }
+        let mirror = Mirror(reflecting: parserError)
+        guard mirror.displayStyle == .enum else { return nil }
+        if let child = mirror.children.first, let label = child.label {
+            kind = label
+            payload = child.value
+        } else {
+            kind = "\(parserError)"
+            payload = nil
+        }
+    }
+
+    /// The error a command's `validate()` threw.
+    var validationError: Error? { kind == "userValidationError" ? payload as? Error : nil }
+
+    /// A value given that the option's type cannot hold (`--strands lots`, `--seed=-1`).
+    var isRefusedValue: Bool { kind == "unableToParseValue" }
+
+    /// For a missing value: the option and the number that follows it on the command line, which the parser
+    /// takes for an option of its own (`--seed -1`): a value given and refused (22), not a missing one (64).
+    func refusedValue(arguments: [String]) -> (option: String, text: String)? {
+        guard kind == "missingValueForOption", let payload else { return nil }
+        // The payload is (InputOrigin, Name); a Name is .long("seed"), .short("s", …) or .longWithSingleDash.
+        guard let name = Mirror(reflecting: payload).children.dropFirst().first?.value,
+              let caseChild = Mirror(reflecting: name).children.first, let label = caseChild.label else { return nil }
+        let value = Mirror(reflecting: caseChild.value).children.first?.value ?? caseChild.value
+        let option: String
+        switch label {
+        case "long": option = "--\(value)"
+        case "short": option = "-\(value)"
+        case "longWithSingleDash": option = "-\(value)"
+        default: return nil
+        }
+        guard let at = arguments.lastIndex(of: option), at + 1 < arguments.count,
+              arguments[at + 1].hasPrefix("-"), Double(arguments[at + 1]) != nil else { return nil }
+        return (option, arguments[at + 1])
     }
 }
 

@@ -21,7 +21,8 @@ struct Landmarks: ParsableCommand {
     @Option(help: "Horizontal field of view in degrees (default: EXIF focal length, else 50).")
     var fovDegrees: Double?
 
-    @Option(help: "Which faces: 'all' (default), 'largest' (the nearest), or a 0-based index, nearest first.")
+    @Option(help: ArgumentHelp("Which faces: 'all' (default, nearest first), 'largest' or a 0-based index. " + FaceHelp.order + ".",
+                               valueName: "all|largest|index"))
     var face: FaceChoice = .all
 
     @OptionGroup var global: GlobalOptions

@@ -27,8 +27,8 @@ struct Recolor: ParsableCommand {
     @Option(help: "How far toward the colour, 0–1.")
     var strength: Float = 1
 
-    @Option(help: "Which face's hair: 'largest', 'all' or a 0-based index in order of size.")
-    var face: FaceChoice = .largest
+    @OptionGroup var faces: FacesOption
+    var face: FaceChoice { faces.face }
 
     @OptionGroup var global: GlobalOptions
 

@@ -23,8 +23,8 @@ struct Recommend: ParsableCommand {
     @Argument(help: "The portrait photo (JPEG, PNG or PPM).")
     var photo: String
 
-    @Option(help: "Which face: 'largest' or a 0-based index in order of size.")
-    var face: FaceChoice = .largest
+    @OptionGroup var faces: FaceOption
+    var face: FaceChoice { faces.face }
 
     @Flag(help: "Print JSON instead of text.")
     var json = false

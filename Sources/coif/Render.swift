@@ -42,8 +42,8 @@ struct Render: ParsableCommand {
     @Option(help: "Horizontal field of view of the photo's camera in degrees (default: EXIF focal length, else 50).")
     var fovDegrees: Double?
 
-    @Option(help: "Which face: 'largest', 'all' (hair on every face, nearest drawn last) or a 0-based index in order of size.")
-    var face: FaceChoice = .largest
+    @OptionGroup var faces: FacesOption
+    var face: FaceChoice { faces.face }
 
     @Option(help: "PNG encoder effort: fast (zlib level 1) or small (libpng default).")
     var pngCompression: PNGCompression = .fast

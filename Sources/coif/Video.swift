@@ -57,8 +57,9 @@ struct VideoCommand: ParsableCommand {
     @Option(help: "Render this many seconds (with --start).")
     var duration: Double?
 
-    @Option(help: "Which face: 'largest' or a 0-based index in the first frame's order of size.")
-    var face: FaceChoice = .largest
+    /// Chosen in the first frame (and where the track is lost), then followed.
+    @OptionGroup var faces: FaceOption
+    var face: FaceChoice { faces.face }
 
     @Option(help: "Head-pose smoothing: 'standard', 'none', or comma-separated key=value of rotation-cutoff (Hz), rotation-beta, translation-cutoff (Hz), translation-beta, derivative-cutoff (Hz).")
     var smoothing: String = "standard"
@@ -110,6 +111,37 @@ struct VideoCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// The options alone, before the clip is opened: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        _ = try Self.smoothing(smoothing)
+        guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
+        guard hold >= 0, hold <= 3600 else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0–3600 seconds") }
+        guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
+        guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
+        guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
+        guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+        guard (0.05...4).contains(detail) else { throw CoifError.invalidOption(name: "--detail", reason: "must be 0.05–4, got \(detail)") }
+        _ = try progressMode()
+        if let frames {
+            guard start == nil, duration == nil else {
+                throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
+            }
+            _ = try Self.frames(frames)
+        }
+        if segment != nil, frames != nil || start != nil || duration != nil {
+            throw CoifError.invalidOption(name: "--segment", reason: "give one of --segment, --frames and --start/--duration")
+        }
+        // Ten days of frames at most either way: past that a time is no clip's, and frames must stay an Int.
+        if let start { guard start >= 0, start <= Self.longestSeconds else { throw CoifError.invalidOption(name: "--start", reason: "must be 0–864000 seconds") } }
+        if let duration {
+            guard duration > 0, duration <= Self.longestSeconds else {
+                throw CoifError.invalidOption(name: "--duration", reason: "must be over 0 and at most 864000 seconds")
+            }
+        }
+    }
+
+    static let longestSeconds = 864_000.0
+
     func run() throws {
         try runReportingErrors {
             let began = monotonicMs()
@@ -117,13 +149,6 @@ struct VideoCommand: ParsableCommand {
                 seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
                 keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair))
             options.smoothing = try Self.smoothing(smoothing)
-            guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
-            guard hold >= 0, hold <= 3600 else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0–3600 seconds") }
-            guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
-            guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
-            guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
-            guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
-            guard (0.05...4).contains(detail) else { throw CoifError.invalidOption(name: "--detail", reason: "must be 0.05–4, got \(detail)") }
             options.tracking = FaceTrack.Parameters(redetectEvery: redetectEvery, holdSeconds: hold)
             options.keyframeEvery = keyframeEvery
             options.keyframeTurnDegrees = keyframeTurn
@@ -168,18 +193,9 @@ struct VideoCommand: ParsableCommand {
 
     /// `--frames A-B`, or `--start` and `--duration` in seconds (turned into frames at the clip's rate).
     func frameRange() throws -> ClosedRange<Int>? {
-        if let frames {
-            guard start == nil, duration == nil else {
-                throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
-            }
-            return try Self.frames(frames)
-        }
+        if let frames { return try Self.frames(frames) }
         guard start != nil || duration != nil else { return nil }
         let from = start ?? 0
-        // Ten days of frames at most either way: past that a time is no clip's, and frames must stay an Int.
-        let longest = 864_000.0
-        guard from >= 0, from <= longest else { throw CoifError.invalidOption(name: "--start", reason: "must be 0–864000 seconds") }
-        if let duration { guard duration > 0, duration <= longest else { throw CoifError.invalidOption(name: "--duration", reason: "must be over 0 and at most 864000 seconds") } }
         let rate = min(try VideoProbe.probe(path: input).framesPerSecond, 1000)
         let a = Int((from * rate).rounded())
         let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max

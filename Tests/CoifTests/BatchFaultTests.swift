@@ -6,7 +6,9 @@ import CoifCore
 import CoifGroom
 import CoifMedia
 import CoifPipeline
+import CSystem
 import Foundation
+import Logging
 import XCTest
 
 final class BatchFaultTests: XCTestCase {
@@ -33,6 +35,65 @@ final class BatchFaultTests: XCTestCase {
             for report in Self.heapReports { XCTAssertFalse(result.stderr.contains(report), "run \(run): \(result.stderr)") }
             XCTAssertTrue(result.stdout.contains("4 rendered") && result.stdout.contains("2 photos analysed"), result.stdout)
         }
+    }
+
+    /// A cross product is not expanded into memory: a job of 100,000 items (2 photos × 10 styles × 10 colours
+    /// × 500 variants, a 20 KB file) holds no more heap than one of 200 once loaded, and its items, made on
+    /// demand, are the same at the same index on every load (what shards and `--resume` rely on). Expanded up
+    /// front, the items held 35 MB here once loaded (~2 KB each at the load's peak), and the 2,000,000 items
+    /// the limit allows aborted a 4 GB node.
+    func testAJobOfManyItemsIsNotHeldInMemory() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let photo = try Fixtures.requireAstronaut()
+        try FileManager.default.copyItem(atPath: photo, toPath: dir + "/second.png")
+        let styles = ["bob", "pixie", "lob", "quiff", "curly", "afro", "bun", "mohawk", "short-crop", "side-part"]
+        let colors = ["auburn", "black", "blonde", "dark-brown", "#aa5533", "#123456", "#884422", "#ddbb88", "#332211", "#996633"]
+        func write(variants: Int) throws -> String {
+            let job = dir + "/job-\(variants).json"
+            let list = (0..<variants).map { ##"{"name": "v\##($0)", "settings": {"seed": \##($0 + 1)}}"## }.joined(separator: ",")
+            try ##"{"photos": ["\##(photo)", "second.png"], "styles": [\##(styles.map { "\"\($0)\"" }.joined(separator: ","))], "colors": [\##(colors.map { "\"\($0)\"" }.joined(separator: ","))], "variants": [\##(list)], "output": "{photo}/{style}-{color}-{variant}.png"}"##
+                .write(toFile: job, atomically: true, encoding: .utf8)
+            return job
+        }
+        func load(_ job: String) throws -> BatchJob {
+            try BatchJob.load(path: job, outputDirectory: dir + "/out", build: "test") { try StyleLibrary.standard(userDirectories: $0) }
+        }
+        // The heap in use once a job is loaded and held (glibc's count of allocated bytes).
+        func heldBytes(_ job: String) throws -> (BatchJob, Int) {
+            let before = coif_heap_bytes_in_use()
+            let loaded = try load(job)
+            return (loaded, Int(coif_heap_bytes_in_use()) - Int(before))
+        }
+        let (small, smallBytes) = try heldBytes(try write(variants: 1))
+        XCTAssertEqual(small.items.count, 200)
+        let big = try write(variants: 500)
+        let (job, bigBytes) = try heldBytes(big)
+        XCTAssertEqual(job.items.count, 100_000)
+        print("heap held: \(smallBytes) bytes for 200 items, \(bigBytes) bytes for 100,000")
+        XCTAssertLessThan(bigBytes - smallBytes, 8 << 20, "the job's memory grows with its items: \(smallBytes) B for 200, \(bigBytes) B for 100,000")
+
+        // The order: photos, then styles, colours, variants; the last item is the last of each list.
+        let last = job.items[99_999]
+        XCTAssertEqual(last.index, 99_999)
+        XCTAssertTrue(last.output.hasSuffix("/out/second/side-part-996633-v499.png"), last.output)
+        XCTAssertEqual(last.settings.seed, 500)
+        XCTAssertEqual(job.items[501].output, dir + "/out/astronaut/bob-black-v1.png")
+        // Another load (another process, another shard) makes the same items.
+        let again = try load(big)
+        for index in [0, 1, 499, 500, 49_999, 50_000, 99_999] {
+            XCTAssertEqual(again.items[index].output, job.items[index].output)
+            XCTAssertEqual(again.items[index].inputHash, job.items[index].inputHash)
+        }
+        XCTAssertEqual(Set([0, 1, 500].map { job.items[$0].inputHash }).count, 3)
+        // The second photo is a copy: the same bytes are the same inputs (a moved photo is the same item).
+        XCTAssertEqual(job.items[50_000].inputHash, job.items[0].inputHash)
+        XCTAssertNotEqual(job.items[50_000].output, job.items[0].output)
+        // A shard of it is a range of indices, not a copy of items.
+        var options = BatchOptions(resultsPath: dir + "/results.jsonl")
+        options.shard = BatchShard(index: 3, count: 8)
+        let runner = BatchRunner(job: job, options: options, logger: Logger(label: "test")) { try Fixtures.sharedEngine() }
+        XCTAssertEqual(runner.shardItems.first?.index, 37_500)
+        XCTAssertEqual(runner.shardItems.count, 12_500)
     }
 
     /// The thread of a BackgroundWork has ended when `wait()` returns (its captures released on it), and

@@ -217,16 +217,31 @@ final class CLITests: XCTestCase {
     }
 
     /// Argument-parser errors are one `coif:` line: exit 22 for a value an option cannot take (`--strands abc`,
-    /// `--seed -1`, which the parser reads as a missing value), 64 for the command line's shape (an unknown
-    /// flag, a missing argument); a control character in a path is escaped.
+    /// `--seed -1`, which the parser reads as an option of its own: the value is named, not called missing),
+    /// 64 for the command line's shape (an unknown flag, a missing argument, an option with no value); a
+    /// control character in a path is escaped. The codes come from the parser's error kinds (`ParserFailure`):
+    /// a library whose kinds change fails here.
     func testUsageErrorsAndOddPathsAreOneLine() throws {
         let dir = try Fixtures.temporaryDirectory()
-        for (arguments, code) in [(["--strands", "abc"], Int32(22)), (["--seed", "-1"], 22), (["--seed=-1"], 22),
-                                  (["--no-such-flag"], 64), ([], 64)] {
+        for (arguments, code, mentions) in [(["--strands", "abc"], Int32(22), "'abc'"), (["--seed", "-1"], 22, "--seed: '-1'"),
+                                            (["--seed=-1"], 22, "'-1'"), (["--detail", "-0.5"], 22, "--detail: '-0.5'"),
+                                            (["--no-such-flag"], 64, "--no-such-flag"), ([], 64, "--output"), (["--seed"], 64, "--seed")] {
             let run = try Fixtures.runCoif(["render", try Fixtures.requireAstronaut()] + arguments + (arguments.isEmpty ? [] : ["-o", dir + "/o.png"]))
             XCTAssertEqual(run.status, code, "\(arguments): \(run.stderr)")
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
-            XCTAssertTrue(run.stderr.hasPrefix("coif: "), run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("coif: ") && run.stderr.contains(mentions), "\(arguments): \(run.stderr)")
+            if code == 22 { XCTAssertFalse(run.stderr.contains("Missing value"), "\(arguments): \(run.stderr)") }
+        }
+        // A command's validate() keeps Coif's own error and code (the parser would make any of them a usage
+        // error), and runs before any input is opened.
+        for (arguments, mentions) in [(["batch", dir + "/none.json", "--out", dir + "/o", "--shard", "-1/2"], "--shard"),
+                                      (["batch", dir + "/none.json", "--out", dir + "/o", "--workers", "0"], "--workers"),
+                                      (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--start", "-1"], "--start"),
+                                      (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--crf", "99"], "--crf")] {
+            let run = try Fixtures.runCoif(arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("coif: \(mentions):"), "\(arguments): \(run.stderr)")
         }
         try assertRenderFails(["\(dir)/new\nline.jpg", "-o", "\(dir)/out.png"], code: 10, mentions: "new\\nline.jpg", watching: dir)
         // Values of Coif's own types keep their documented codes.

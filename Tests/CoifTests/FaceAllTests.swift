@@ -227,6 +227,29 @@ final class FaceAllTests: XCTestCase {
         let object = try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: Any]
         let box = try XCTUnwrap((object?["faces"] as? [[String: Any]])?.first?["box"] as? [String: Double])
         XCTAssertEqual(try XCTUnwrap(box["left"]), Double(first.chosen.box.left), accuracy: 0.01, "coif landmarks --face largest")
+        // recommend (its --json gives the chosen face's yaw), video (the face its track takes in a clip's first
+        // frame) and recolor (whose hair it changes) pick it too; batch, sheet, golden and eval's try-ons go
+        // through `engine.analyse` above.
+        let advice = try Fixtures.runCoif(["recommend", path, "--json"])
+        XCTAssertEqual(advice.status, 0, advice.stderr)
+        let adviceJSON = try JSONSerialization.jsonObject(with: Data(advice.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(try XCTUnwrap(adviceJSON?["yawDegrees"] as? Double), first.pose.yawDegrees, accuracy: 0.01, "coif recommend")
+        let track = FaceTrack(analyzer: engine.analyzer, choice: .largest)
+        let tracked = try track.next(Frame(image: frame.image, source: path, index: 0, timestamp: 0), timing: &timing)
+        XCTAssertEqual(try XCTUnwrap(tracked.face).chosen.box, first.chosen.box, "coif video's first frame")
+        let recolored = path + ".recolor.png"
+        let recolor = try Fixtures.runCoif(["recolor", path, "--color", "#2a6bd1", "-o", recolored])
+        XCTAssertEqual(recolor.status, 0, recolor.stderr)
+        let after = try Frame.read(path: recolored).image
+        // Pixels changed left of the canvas's split (the turned face's hair) against right of it.
+        var changed = (left: 0, right: 0)
+        for y in 0..<after.height {
+            for x in 0..<after.width where (0..<3).contains(where: { after.pixels[(y * after.width + x) * 3 + $0] != frame.image.pixels[(y * after.width + x) * 3 + $0] }) {
+                if x < 510 { changed.left += 1 } else { changed.right += 1 }
+            }
+        }
+        print("FaceAllTests: recolor changed \(changed.left) pixels left (turned face), \(changed.right) right (frontal face)")
+        XCTAssertGreaterThan(changed.left, 10 * max(changed.right, 1), "coif recolor recolours the turned face's hair")
 
         // eval landmarks: the annotation of the turned face, moved onto the canvas, is found by overlap.
         let truth = try AFLWGroundTruth.read(matPath: aflw + "/image00251.mat")

@@ -228,49 +228,86 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "300,298,3")
     }
 
-    /// What a review of the first version found, each reproduced there and fixed: a device as output replaced,
-    /// eval jitter writing over its input, huge numbers crashing, a join with audio dropping frames and one of
-    /// mixed codecs accepted, a colon in a path read as a protocol, PCM audio failing the encode, `--face 1`
-    /// on a one-face clip passing every frame through silently.
-    func testWhatTheReviewFoundStaysFixed() throws {
+    // What a review of the first version found, each reproduced there and fixed, one test each.
+
+    /// A FIFO (a device needs root to make) at the output is refused (22) and left as it is, not replaced.
+    func testAFIFOAtTheOutputIsRefusedAndLeftAFIFO() throws {
         let dir = try Fixtures.temporaryDirectory()
-        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 4, in: dir)
-        let fast = ["--keep-own-hair", "--progress", "none"]
-        // A FIFO (a device needs root to make) at the output: refused, left as it is.
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
         XCTAssertEqual(mkfifo(dir + "/fifo.mp4", 0o644), 0)
-        var run = try Fixtures.runCoif(["video", clip, "-o", dir + "/fifo.mp4"] + fast)
+        let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/fifo.mp4", "--keep-own-hair", "--progress", "none"])
         XCTAssertEqual(run.status, 22, run.stderr)
         XCTAssertTrue(AtomicFile.isSpecialFile(dir + "/fifo.mp4"))
-        run = try Fixtures.runCoif(["eval", "jitter", clip, "-o", clip])
+    }
+
+    /// `eval jitter -o` naming its own input clip is refused (22), the clip kept.
+    func testEvalJitterDoesNotWriteOverItsInput() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
+        let bytes = FileManager.default.contents(atPath: clip)
+        let run = try Fixtures.runCoif(["eval", "jitter", clip, "-o", clip])
         XCTAssertEqual(run.status, 22, run.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: clip), bytes)
+    }
+
+    /// Times and durations past what a frame number can hold are refused (22) instead of crashing.
+    func testHugeTimesAreRefusedNotACrash() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
         for arguments in [["--start", "0", "--duration", "1e19"], ["--start", "1e300", "--duration", "1"], ["--frames", "0-1", "--warm-up", "1e300"]] {
-            run = try Fixtures.runCoif(["video", clip, "-o", dir + "/x.mp4"] + arguments + fast)
+            let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/x.mp4", "--keep-own-hair", "--progress", "none"] + arguments)
             XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
         }
-        run = try Fixtures.runCoif(["video", clip, "--face", "1", "-o", dir + "/x.mp4"] + fast)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.mp4"))
+    }
+
+    /// `--face 1` on a clip with one face is exit 13 naming the index, not every frame passed through silently.
+    func testAFaceIndexTheClipDoesNotHaveIsExit13() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
+        let run = try Fixtures.runCoif(["video", clip, "--face", "1", "-o", dir + "/x.mp4", "--keep-own-hair", "--progress", "none"])
         XCTAssertEqual(run.status, 13, run.stderr)
         XCTAssertTrue(run.stderr.contains("face index 1"), run.stderr)
-        // A colon in the input's and the output's names; PCM audio in an AVI (MP4 cannot hold it) becomes AAC.
+    }
+
+    /// A colon in the input's and the output's names is a file, not an ffmpeg protocol; PCM audio in an AVI
+    /// (which MP4 cannot hold) becomes AAC instead of failing the encode.
+    func testAColonInAPathIsAFileAndPCMAudioBecomesAAC() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 4, in: dir)
         let colon = dir + "/take:1.avi"
         let make = try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(clip)' -f lavfi -i 'sine=frequency=440:duration=0.16' -c:v mpeg4 -c:a pcm_s16le -shortest 'file:\(colon)'")
         XCTAssertEqual(make.status, 0, make.stderr)
-        run = try Fixtures.runCoif(["video", colon, "-o", dir + "/out:1.mp4"] + fast)
+        let run = try Fixtures.runCoif(["video", colon, "-o", dir + "/out:1.mp4", "--keep-own-hair", "--progress", "none"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let streams = try Fixtures.runShell("ffprobe -v error -show_entries stream=codec_name -of csv=p=0 'file:\(dir)/out:1.mp4'")
         XCTAssertEqual(streams.stdout.split(separator: "\n").map { String($0) }, ["h264", "aac"])
-        // Audio shorter than the video: the joined clip keeps every frame.
+    }
+
+    /// Audio shorter than the video: the joined clip keeps every frame (the join had cut the video at the
+    /// audio's end).
+    func testAJoinWithShorterAudioKeepsEveryFrame() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 4, in: dir)
         let short = dir + "/short-audio.mp4"
         XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(clip)' -f lavfi -i 'sine=duration=0.06' -c:v copy -c:a aac '\(short)'").status, 0)
         for (name, frames) in [("p0", "0-1"), ("p1", "2-3")] {
-            run = try Fixtures.runCoif(["video", short, "--frames", frames, "-o", dir + "/\(name).mp4"] + fast)
+            let run = try Fixtures.runCoif(["video", short, "--frames", frames, "-o", dir + "/\(name).mp4", "--keep-own-hair", "--progress", "none"])
             XCTAssertEqual(run.status, 0, run.stderr)
         }
-        run = try Fixtures.runCoif(["video-join", dir + "/p0.mp4", dir + "/p1.mp4", "-o", dir + "/j.mp4", "--audio-from", short])
+        let run = try Fixtures.runCoif(["video-join", dir + "/p0.mp4", dir + "/p1.mp4", "-o", dir + "/j.mp4", "--audio-from", short])
         XCTAssertEqual(run.status, 0, run.stderr)
         let counted = try Fixtures.runShell("ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 '\(dir)/j.mp4'")
         XCTAssertEqual(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "4")
-        XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(dir)/p1.mp4' -c:v mpeg4 '\(dir)/p1-mpeg4.mp4'").status, 0)
-        run = try Fixtures.runCoif(["video-join", dir + "/p0.mp4", dir + "/p1-mpeg4.mp4", "-o", dir + "/j2.mp4"])
+    }
+
+    /// Segments of different codecs (an H.264 and an MPEG-4 part) are refused (22) by `video-join`, which
+    /// copies streams without re-encoding and had written an unplayable join; nothing is written.
+    func testAJoinOfMixedCodecsIsRefused() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
+        XCTAssertEqual(try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(clip)' -c:v mpeg4 '\(dir)/p1-mpeg4.mp4'").status, 0)
+        let run = try Fixtures.runCoif(["video-join", clip, dir + "/p1-mpeg4.mp4", "-o", dir + "/j2.mp4"])
         XCTAssertEqual(run.status, 22, run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/j2.mp4"))
     }

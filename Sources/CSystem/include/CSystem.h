@@ -11,4 +11,9 @@ int coif_o_tmpfile(void);
 // Linux keeps the first 15 bytes.
 void coif_name_this_thread(const char *name);
 
+#include <stddef.h>
+
+// The heap's bytes in use (glibc's mallinfo2().uordblks): what a test reads to see a structure's size.
+size_t coif_heap_bytes_in_use(void);
+
 #endif
