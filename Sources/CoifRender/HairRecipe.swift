@@ -91,8 +91,16 @@ public struct HairRecipe: Sendable, Equatable {
                 count += 1
             }
         }
-        return sum / count
+        return sum / count * onHeadShare
     }
+
+    /// The share of the sphere's light that the strands on Coif's head return, as their solid pixels' median
+    /// shows it: the roots are shadowed by the hair above them (HairShading.rootOcclusion, 0.55 at the root,
+    /// gone by 60% of the length: 0.84 over a strand) and the key light by the hair between (KeyLightShadow).
+    /// Measured: the bob's median luminance over the sphere's for brown, copper, blonde and platinum, 0.80–0.82
+    /// (`coif eval look --presets` with this set to 1). Without it every hex and preset came out ~2–6 L*
+    /// darker than asked.
+    public static let onHeadShare: Float = 0.81
 
     /// The recipe's base colour under neutral light (linear RGB).
     public var referenceColor: Vec3 { Self.referenceColor(sigmaA: base.sigmaA) }
