@@ -15,6 +15,20 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
     public var name: String
     /// What the strands absorb with.
     public var recipe: HairRecipe
+    /// `own`: the person's own hair colour, measured from the photo and solved into `recipe` per photo
+    /// (OwnHairColor in the pipeline); until then `recipe` is dark brown's.
+    public var isOwn = false
+
+    /// The name `--color` takes for the person's own colour.
+    public static let ownName = "own"
+
+    /// The person's own colour, to be measured from the photo.
+    public static var own: HairColor {
+        var color = try! parse("dark-brown")
+        color.name = ownName
+        color.isOwn = true
+        return color
+    }
 
     /// The colour `srgb` solved into a recipe.
     public init(srgb: Vec3, name: String) {
@@ -85,6 +99,7 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
             guard let recipe else { throw CoifError.malformedColor(spec: spec, reason: reason ?? "not a recipe") }
             return HairColor(recipe: recipe, name: lowered)
         }
+        if lowered == ownName { return own }
         if let preset = presetRecipes.first(where: { $0.name == lowered }) {
             return HairColor(recipe: preset.recipe, name: preset.name)
         }
@@ -94,7 +109,7 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
     private static func parseHex(_ text: String, original: String) throws -> HairColor {
         guard let (srgb, expanded) = hexDigits(text) else {
             let names = presetRecipes.map(\.name).joined(separator: ", ")
-            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb, a recipe (melanin=…,redness=…) or one of: \(names)")
+            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb, a recipe (melanin=…,redness=…), own or one of: \(names)")
         }
         return HairColor(srgb: srgb, name: "#" + expanded)
     }

@@ -16,6 +16,9 @@ struct EvalLook: ParsableCommand {
     @Argument(help: "Photos (the largest face of each).")
     var photos: [String] = []
 
+    @Option(help: "Comma-separated styles.")
+    var styles: String = "long-wavy,pixie"
+
     @Flag(help: "Measure the presets on Coif's head instead of photos.")
     var presets = false
 
@@ -37,7 +40,32 @@ struct EvalLook: ParsableCommand {
                 }
                 return
             }
-            throw CoifError.invalidOption(name: "PHOTO", reason: "give photos, or --presets")
+            guard !photos.isEmpty else { throw CoifError.invalidOption(name: "PHOTO", reason: "give photos, or --presets") }
+            let engine = try TryOnEngine(logger: global.makeLogger())
+            let names = styles.split(separator: ",").map(String.init)
+            for name in names { _ = try engine.styles.resolve(name) }
+            let colorNames = LookEvaluation.judgedColors
+            if !json {
+                print("photo                      style          own L*a*b*          rendered L*a*b*     ΔE76    ΔL    ΔH  chroma own/new  detail  " + colorNames.map { padded($0, 10) }.joined(separator: " "))
+            }
+            var skipped: [String] = []
+            let rows = try LookEvaluation.run(engine: engine, photos: photos, styles: names, colors: colorNames,
+                                              skipped: { photo, why in skipped.append("\(photo): \(why)") }) { r in
+                guard !json else { return }
+                func lab(_ v: [Float]) -> String { v.count == 3 ? String(format: "%5.1f %5.1f %5.1f", v[0], v[1], v[2]) : "—" }
+                print(padded(r.photo.split(separator: "/").last.map(String.init) ?? r.photo, 26) + " " + padded(r.style, 14) + " " + padded(lab(r.ownLab), 19) + " " + padded(lab(r.renderedLab), 19)
+                      + String(format: " %5.1f %5.1f %5.1f  %5.1f/%5.1f  %@  ", r.ownDeltaE76, r.deltaL, r.deltaHue, r.ownChroma, r.renderedChroma,
+                               (r.detailRatio.map { String(format: "%5.2f", $0) } ?? "  —  ") as NSString)
+                      + colorNames.map { padded(String(format: "%5.1f%%", 100 * (r.readsAsHair[$0] ?? 0)), 10) }.joined(separator: " "))
+            }
+            let summary = LookSummary(rows: rows, colors: colorNames, styles: names)
+            if json {
+                struct Out: Encodable { var rows: [LookMeasurement]; var summary: LookSummary; var skipped: [String] }
+                try printJSON(Out(rows: rows, summary: summary, skipped: skipped))
+                return
+            }
+            for line in skipped { print("skipped " + line) }
+            print(summary.text)
         }
     }
 }
