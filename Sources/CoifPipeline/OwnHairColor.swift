@@ -3,8 +3,9 @@
 // light), and the fibre's pigment (melanin, redness, dye) is solved so that, lit by the light Coif uses for
 // this photo (the face's, PhotoLightEstimate), the rendered hair shows that median: HairRecipe.solve with
 // the photo's lights. The solve's model is a sphere of combed hair; the groom on this head, with its own
-// shadows and facing, differs from it by a few per cent per channel, so the first render's solid pixels are
-// measured and the target moved by the ratio once (a second solve and draw, for `own` only).
+// shadows and facing, differs from it by a few per cent per channel (and in how much white cuticle highlight
+// it shows), so the render's solid pixels are measured and the target moved by its response, up to twice
+// (`own` only pays for the extra draws).
 import CoifCore
 import CoifRender
 import CoifVision
@@ -17,8 +18,10 @@ public enum OwnHairColor {
     /// read: a bald head, a hat, a shaved scalp's stubble.
     static let minimumFaceShare: Float = 0.04
     static let minimumPixels = 150
-    /// The first render is drawn again with a corrected target only when it misses the own hair by more.
+    /// A render is drawn again with a corrected target only when it misses the own hair by more than this,
+    /// at most `maximumRedraws` times.
     static let redrawAboveDeltaE: Float = 1
+    static let maximumRedraws = 4
 
     /// The person's own hair in the photo: matte ≥ 0.8 and parsed as hair (a hat is not hair), within two
     /// face widths of the face (another person's hair elsewhere in the photo is not theirs). nil when the
@@ -59,14 +62,19 @@ public enum OwnHairColor {
         return out
     }
 
-    /// The target moved by how far the first render (`rendered`) fell from `own`, per channel in linear
-    /// light (the ratio held to 0.5–2: a render that missed by more than that is not corrected by scaling).
-    public static func corrected(target: Vec3, own: HairTone, rendered: HairTone) -> Vec3 {
+    /// The next target after a render of `look` that showed `rendered` where `own` was wanted: per channel in
+    /// linear light, the render's response to the model (what it showed over what the model predicted for
+    /// the pigment drawn) divides the wanted colour, so the next solve asks the model for what makes the
+    /// render show it. From the model's prediction, not the last target: a target below what any pigment
+    /// shows in the model (dark hair under a strong key) is predicted as that floor, and the render's own,
+    /// lower floor then lifts the next target back into reach. The response is held to 0.25–4.
+    public static func nextTarget(_ look: HairLook, own: HairTone, rendered: HairTone) -> Vec3 {
+        let predicted = HairRecipe.referenceColor(sigmaA: look.shading.recipe.base.sigmaA, lights: look.lighting)
         let want = own.linear, got = rendered.linear
-        var out = target
+        var out = Vec3.zero
         for c in 0..<3 {
-            let ratio = max(want[c], 1e-4) / max(got[c], 1e-4)
-            out[c] = target[c] * min(max(ratio, 0.5), 2)
+            let response = min(max(max(got[c], 1e-5) / max(predicted[c], 1e-5), 0.25), 4)
+            out[c] = max(want[c], 1e-5) / response
         }
         return out
     }

@@ -288,13 +288,17 @@ extension TryOnEngine {
         let target = own.linear
         look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: target) }
         try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
-        let first = HairTone(layer: layer)
-        if let first, first.deltaE76(own) > OwnHairColor.redrawAboveDeltaE {
-            look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: OwnHairColor.corrected(target: target, own: own, rendered: first)) }
+        var shown: [Vec3] = []
+        for _ in 0..<OwnHairColor.maximumRedraws {
+            guard let rendered = HairTone(layer: layer) else { break }
+            shown.append(rendered.lab)
+            guard rendered.deltaE76(own) > OwnHairColor.redrawAboveDeltaE else { break }
+            let next = OwnHairColor.nextTarget(look, own: own, rendered: rendered)
+            look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: next) }
             try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
         }
         logger.debug("own hair colour", metadata: [
-            "ownLab": "\(own.lab)", "pixels": "\(own.pixelCount)", "firstRenderLab": "\(first?.lab ?? .zero)",
+            "ownLab": "\(own.lab)", "pixels": "\(own.pixelCount)", "rendersLab": "\(shown)",
             "melanin": "\(look.shading.recipe.base.melanin)", "redness": "\(look.shading.recipe.base.redness)",
             "dye": "\(look.shading.recipe.base.dyeSigmaA)"])
         look.matchesOwnHair = false

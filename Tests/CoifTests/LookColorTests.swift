@@ -1,6 +1,8 @@
 // LookColorTests: the colour asked for is the colour one sees. Each preset, rendered on Coif's head under
 // the neutral portrait lights, lands within ΔE76 5 of its documented reference colour (docs/look.md).
 import CoifCore
+import CoifMedia
+import Foundation
 import CoifEval
 import CoifPipeline
 import CoifRender
@@ -36,5 +38,66 @@ final class LookColorTests: XCTestCase {
             XCTAssertGreaterThan(r.renderedLab[2], 0, "\(name) is warm: \(r.renderedLab)")
             XCTAssertLessThan(r.renderedLab[0], 23, "\(name) is dark: \(r.renderedLab)")
         }
+    }
+
+    /// `--color own` on a synthetic head whose own hair is known: the astronaut wearing long-wavy in a known
+    /// recipe under the light read from her face. Its composite is the new photo; `own` must read that hair
+    /// back and solve a recipe whose re-render (the same groom, under the light read again from the new
+    /// photo) is within ΔE76 3 of the known hair, CIELAB medians of each one's solid pixels. (On another
+    /// shape a dark colour can miss by more: a bob facing a frontal key shows more of the white cuticle
+    /// highlight than long hair, and no pigment takes that away; `coif eval look` measures it on photos.)
+    func testOwnColourRecoversAKnownRecipe() throws {
+        let engine = try Fixtures.sharedEngine()
+        let astronaut = try Fixtures.requireAstronaut()
+        var timing = FrameTiming()
+        let frame = try TryOnEngine.decode(.file(path: astronaut), fieldOfViewDegrees: nil, timing: &timing)
+        for spec in ["melanin=0.9,redness=0.5", "#3f302a"] {
+            let known = try HairColor.parse(spec)
+            let analyses = try engine.analyse(frame, faces: .largest, timing: &timing)
+            let truth = try engine.render(analyses, job: TryOnJob(input: .frame(frame), style: "long-wavy", look: HairLook(color: known)),
+                                          timing: &timing).images
+            let truthTone = try XCTUnwrap(HairTone(srgbImage: truth.composite, weights: truth.matte.pixels.map { Float($0) / 255 }, minimumWeight: 0.9))
+
+            let synthetic = Frame(image: truth.composite, source: "synthetic-\(spec)")
+            let again = try engine.analyse(synthetic, faces: .largest, timing: &timing)
+            let result = try engine.render(again, job: TryOnJob(input: .frame(synthetic), style: "long-wavy", look: HairLook(color: .own)),
+                                           timing: &timing)
+            let ownTone = try XCTUnwrap(OwnHairColor.tone(result.analysis), "the parse reads the rendered groom as hair")
+            let rendered = try XCTUnwrap(HairTone(srgbImage: result.images.composite, weights: result.images.matte.pixels.map { Float($0) / 255 },
+                                                  minimumWeight: 0.9))
+            let recipe = try XCTUnwrap(result.look).shading.recipe.base
+            print(String(format: "LookColorTests: own on %@: known hair L*a*b* (%.1f %.1f %.1f), read as own (%.1f %.1f %.1f), re-rendered (%.1f %.1f %.1f): ΔE76 %.2f; solved melanin %.2f redness %.2f dye (%.2f %.2f %.2f)",
+                         spec, truthTone.lab.x, truthTone.lab.y, truthTone.lab.z, ownTone.lab.x, ownTone.lab.y, ownTone.lab.z,
+                         rendered.lab.x, rendered.lab.y, rendered.lab.z, rendered.deltaE76(truthTone), recipe.melanin, recipe.redness,
+                         recipe.dyeSigmaA.x, recipe.dyeSigmaA.y, recipe.dyeSigmaA.z))
+            XCTAssertLessThanOrEqual(rendered.deltaE76(truthTone), 3, spec)
+        }
+    }
+
+    /// `own` on a photo whose person has no hair (the astronaut's plate: her hair taken away): the library
+    /// throws noOwnHair; the CLI exits 21 with one line and writes nothing.
+    func testOwnWithNoOwnHairIsExit21AndNoOutput() throws {
+        let engine = try Fixtures.sharedEngine()
+        let astronaut = try Fixtures.requireAstronaut()
+        var timing = FrameTiming()
+        let frame = try TryOnEngine.decode(.file(path: astronaut), fieldOfViewDegrees: nil, timing: &timing)
+        let analyses = try engine.analyse(frame, faces: .largest, timing: &timing)
+        let plate = try XCTUnwrap(engine.render(analyses, job: TryOnJob(input: .frame(frame), style: "buzz-cut", look: HairLook(color: .own)),
+                                                timing: &timing).plate)
+        let dir = try Fixtures.temporaryDirectory()
+        let bald = dir + "/bald.png", out = dir + "/out.png"
+        try AtomicFile.write(try PNGFile.encode(plate), to: bald)
+
+        let baldFrame = Frame(image: plate, source: bald)
+        let baldAnalyses = try engine.analyse(baldFrame, faces: .largest, timing: &timing)
+        XCTAssertThrowsError(try engine.render(baldAnalyses, job: TryOnJob(input: .frame(baldFrame), style: "bob", look: HairLook(color: .own)),
+                                               timing: &timing)) { error in
+            guard case CoifError.noOwnHair = error else { return XCTFail("expected noOwnHair, got \(error)") }
+        }
+        let run = try Fixtures.runCoif(["render", bald, "--style", "bob", "--color", "own", "-o", out])
+        XCTAssertEqual(run.status, 21, run.stderr)
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("own hair"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 }
