@@ -100,4 +100,27 @@ final class LookColorTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("own hair"), run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
+
+    /// The detail figure: a flat patch has none; strands of varied tone have it, and flattening their
+    /// contrast (a smooth painted shell) takes most of it away; the region's overall shading (a ramp) is not detail.
+    func testDetailIsFineTextureNotShading() throws {
+        let w = 64, h = 64
+        func image(_ level: (Int, Int) -> Int) -> PixelImage {
+            var im = PixelImage(width: w, height: h, channels: 3)
+            for y in 0..<h { for x in 0..<w { let v = UInt8(min(max(level(x, y), 0), 255)); for c in 0..<3 { im.pixels[(y * w + x) * 3 + c] = v } } }
+            return im
+        }
+        let all = [Float](repeating: 1, count: w * h)
+        let flat = try XCTUnwrap(LookEvaluation.detail(image { _, _ in 80 }, weights: all, minimumWeight: 0.5, sigmaPx: 1))
+        let ramp = try XCTUnwrap(LookEvaluation.detail(image { x, _ in 40 + x }, weights: all, minimumWeight: 0.5, sigmaPx: 1))
+        // Columns of seeded tones (a strand each), and the same tones at an eighth of the contrast.
+        let strands = try XCTUnwrap(LookEvaluation.detail(image { x, _ in 60 + ((x * 1103515245 + 12345) >> 16) % 41 }, weights: all, minimumWeight: 0.5, sigmaPx: 1))
+        let smooth = try XCTUnwrap(LookEvaluation.detail(image { x, _ in 80 + (((x * 1103515245 + 12345) >> 16) % 41) / 8 }, weights: all, minimumWeight: 0.5, sigmaPx: 1))
+        print(String(format: "LookColorTests: detail flat %.2f ramp %.2f strands %.2f smooth %.2f", flat, ramp, strands, smooth))
+        XCTAssertEqual(flat, 0, accuracy: 1e-3)
+        XCTAssertLessThan(ramp, 0.2)
+        XCTAssertGreaterThan(strands, 3)
+        XCTAssertLessThan(smooth, strands / 4)
+        XCTAssertNil(LookEvaluation.detail(image { _, _ in 80 }, weights: [Float](repeating: 0, count: w * h), minimumWeight: 0.5, sigmaPx: 1))
+    }
 }
