@@ -77,7 +77,8 @@ vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
 
 vec3 multipleScatteringAlbedo(vec3 sigmaA) {
     vec3 t = exp(-sigmaA * MEAN_PATH_RADII);
-    vec3 w = vec3(MEAN_FRESNEL) + t * ((1.0 - MEAN_FRESNEL) * (1.0 - MEAN_FRESNEL)) / (vec3(1.0) - t * MEAN_FRESNEL);
+    // The interior's share only: the cuticle's reflection is the R lobe (HairFiber.meanAlbedo says why).
+    vec3 w = t * ((1.0 - MEAN_FRESNEL) * (1.0 - MEAN_FRESNEL)) / (vec3(1.0) - t * MEAN_FRESNEL);
     vec3 g = sqrt(max(vec3(1.0) - w, vec3(0.0)));
     return (vec3(1.0) - g) / (vec3(1.0) + g);
 }

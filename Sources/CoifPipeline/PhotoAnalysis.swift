@@ -76,6 +76,19 @@ public struct TryOnResult: Sendable {
     public var timing: FrameTiming
     public var levelOfDetail: LevelOfDetail
     public var analysis: PhotoAnalysis
+    /// The look the (first) face's hair was drawn with: its light, and with `own` the recipe solved for it.
+    public var look: HairLook?
+
+    public init(images: CompositeImages, ownHair: OwnHair? = nil, plate: PixelImage? = nil, timing: FrameTiming,
+                levelOfDetail: LevelOfDetail, analysis: PhotoAnalysis, look: HairLook? = nil) {
+        self.images = images
+        self.ownHair = ownHair
+        self.plate = plate
+        self.timing = timing
+        self.levelOfDetail = levelOfDetail
+        self.analysis = analysis
+        self.look = look
+    }
 }
 
 /// A style drawn for one face: its strands at a level of detail and its under-layer, on the GPU.

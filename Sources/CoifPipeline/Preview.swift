@@ -166,6 +166,24 @@ public final class PreviewEngine {
         return try draw(frame, color: color, seed: seed, timing: &timing)
     }
 
+    /// `style`'s hair alone from the front (the head drawn as depth only, so it hides what is behind it but
+    /// adds no colour), shaded with `shading` under `lighting`: the layer whose solid pixels say what colour a
+    /// look shows on Coif's head (HairTone; the presets' reference colours are measured this way).
+    public func hairLayer(_ style: Style, sizePx: Int = 384, shading: HairShading, lighting: Lighting = Lighting(),
+                          seed: UInt64 = 1) throws -> HairLayer {
+        try Self.checkSize(sizePx)
+        let frame = try Self.prepare(style, styles: styles, view: .front, sizePx: sizePx, seed: seed)
+        let strands = renderer.upload(strands: frame.strands, seed: seed)
+        let shell = renderer.upload(frame.underLayer, over: occluder)
+        let lod = frame.levelOfDetail
+        let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)
+        var layer = HairLayer()
+        var timing = FrameTiming()
+        try renderer.drawAndReadBack(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
+                                     strands: strands, widths: widths, shading: shading, lighting: lighting, into: &layer, timing: &timing)
+        return layer
+    }
+
     /// Uploads and draws a prepared frame; RGB, sRGB. The scene stage is the frame's CPU work plus the upload.
     public func draw(_ frame: PreviewFrame, color: HairColor, seed: UInt64 = 1, timing: inout FrameTiming) throws -> PixelImage {
         let uploadStart = monotonicMs()

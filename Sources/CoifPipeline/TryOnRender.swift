@@ -49,6 +49,16 @@ extension TryOnEngine {
                 lastPlate = (key, analyses)
             }
         }
+        if job.look.matchesOwnHair && analyses[0].ownHair == nil {
+            // `own` with the own hair kept: the colour is still read from the parse.
+            let parseKey = PlateKey(analyses, seed: 0)
+            let parsed: ParsedOwnHair
+            if let cached = lastParse, cached.key == parseKey { parsed = cached.parsed } else {
+                parsed = try parseOwnHair(analyses, timing: &timing)
+                lastParse = (parseKey, parsed)
+            }
+            for i in analyses.indices { analyses[i].ownHair = parsed.hair }
+        }
         var result = try renderOver(analyses, style: style, job: job, timing: &timing)
         if job.removesOwnHair {
             result.ownHair = analyses[0].ownHair
@@ -68,8 +78,7 @@ extension TryOnEngine {
             let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
             // The face's skin, read once for the light (when it is wanted).
             let skin = job.lightsFromPhoto ? faceSkin(first, timing: &timing) : []
-            let look = look(job, skin: skin, timing: &timing)
-            try drawLayer(scene, analysis: first, region: region, look: look, timing: &timing)
+            let look = try drawLook(job, scene: scene, analysis: first, region: region, skin: skin, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
@@ -79,7 +88,7 @@ extension TryOnEngine {
                                             scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
             }
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
-            return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first)
+            return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first, look: look)
         }
         return try renderAll(analyses, style: style, job: job, over: image, timing: &timing)
     }
@@ -104,15 +113,15 @@ extension TryOnEngine {
         var lightLeft: HairLayer?
         var strandCount = 0, segmentCount = 0
         var firstLod: LevelOfDetail?
+        var firstLook: HairLook?
         let farthestFirst = analyses.enumerated().sorted { a, b in
             a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
         }
         for (index, analysis) in farthestFirst {
             let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
             let skin = job.lightsFromPhoto ? faceSkin(analysis, timing: &timing) : []
-            let faceLook = look(job, skin: skin, timing: &timing)
-            try drawLayer(scene, analysis: analysis, region: region, look: faceLook, timing: &timing)
-            if index == 0 { firstLod = scene.levelOfDetail }
+            let faceLook = try drawLook(job, scene: scene, analysis: analysis, region: region, skin: skin, timing: &timing)
+            if index == 0 { firstLod = scene.levelOfDetail; firstLook = faceLook }
             if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
                 if lightLeft == nil {
                     var all = HairLayer(width: region.width, height: region.height)
@@ -143,7 +152,7 @@ extension TryOnEngine {
                                         scalpHair: job.removesOwnHair ? scalpHair(first, style: style) : nil)
         }
         record(&timing, image: image, strands: strandCount, segments: segmentCount, faceWidthPx: first.faceWidthPx)
-        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first)
+        return TryOnResult(images: images, timing: timing, levelOfDetail: firstLod!, analysis: first, look: firstLook)
     }
 
     /// `region` grown to hold the cropped scalp hair, which is composited in the same pass as the new hair.
@@ -261,6 +270,38 @@ extension TryOnEngine {
                 "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
                 "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)"])
         }
+        return look
+    }
+
+    /// The job's look for this face (lit by its skin, `look`) drawn into `layer`; returns it. With `--color
+    /// own` its recipe is solved from the face's own hair under that light (OwnHairColor), drawn, the solid
+    /// pixels measured against the own hair and, where they differ, solved once more and drawn again.
+    /// Throws `noOwnHair` when the face shows no own hair to read.
+    func drawLook(_ job: TryOnJob, scene: HairScene, analysis: PhotoAnalysis, region: PixelRect,
+                  skin: [PhotoLightEstimate.SkinSample], timing: inout FrameTiming) throws -> HairLook {
+        var look = look(job, skin: skin, timing: &timing)
+        guard look.matchesOwnHair else {
+            try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
+            return look
+        }
+        guard let own = timing.measure(.scene, { OwnHairColor.tone(analysis) }) else { throw CoifError.noOwnHair(path: job.input.name) }
+        let target = own.linear
+        look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: target) }
+        try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
+        var shown: [Vec3] = []
+        for _ in 0..<OwnHairColor.maximumRedraws {
+            guard let rendered = HairTone(layer: layer) else { break }
+            shown.append(rendered.lab)
+            guard rendered.deltaE76(own) > OwnHairColor.redrawAboveDeltaE else { break }
+            let next = OwnHairColor.nextTarget(look, own: own, rendered: rendered)
+            look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: next) }
+            try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
+        }
+        logger.debug("own hair colour", metadata: [
+            "ownLab": "\(own.lab)", "pixels": "\(own.pixelCount)", "rendersLab": "\(shown)",
+            "melanin": "\(look.shading.recipe.base.melanin)", "redness": "\(look.shading.recipe.base.redness)",
+            "dye": "\(look.shading.recipe.base.dyeSigmaA)"])
+        look.matchesOwnHair = false
         return look
     }
 

@@ -222,6 +222,7 @@ public final class VideoTryOn: @unchecked Sendable {
         var shotState: (shot: Int, levelOfDetail: LevelOfDetail, slideTilt: Float?)?
         var change = VideoFillChange()
         var light = VideoLightFilter()
+        var ownShading: HairShading?
         do {
             while let item = try analysed.take() {
                 // The shot's level of detail and slide come from its first frame, warm-up or not, so a segment
@@ -252,7 +253,12 @@ public final class VideoTryOn: @unchecked Sendable {
                     }
                     frameJob.levelOfDetail = shotState!.levelOfDetail
                     analyses[0].pinnedSlideTilt = shotState!.slideTilt
-                    let images = try engine.render(analyses, style: style, job: frameJob, timing: &timing).images
+                    // `own`: solved on the first frame with a face, then kept, so the colour does not flicker
+                    // with each frame's parse and costs no second draw after.
+                    if let ownShading { frameJob.look.shading = ownShading; frameJob.look.matchesOwnHair = false }
+                    let result = try engine.render(analyses, style: style, job: frameJob, timing: &timing)
+                    if frameJob.look.matchesOwnHair { ownShading = result.look?.shading }
+                    let images = result.images
                     image = images.composite
                     (record.fillChange, record.backgroundChange) = change.next(input: item.frame.image, output: image, analysis: analyses[0],
                                                                                removal: item.removal, newHair: images.matte, shot: item.shot)

@@ -15,6 +15,20 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
     public var name: String
     /// What the strands absorb with.
     public var recipe: HairRecipe
+    /// `own`: the person's own hair colour, measured from the photo and solved into `recipe` per photo
+    /// (OwnHairColor in the pipeline); until then `recipe` is dark brown's.
+    public var isOwn = false
+
+    /// The name `--color` takes for the person's own colour.
+    public static let ownName = "own"
+
+    /// The person's own colour, to be measured from the photo.
+    public static var own: HairColor {
+        var color = try! parse("dark-brown")
+        color.name = ownName
+        color.isOwn = true
+        return color
+    }
 
     /// The colour `srgb` solved into a recipe.
     public init(srgb: Vec3, name: String) {
@@ -32,28 +46,39 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
         self.recipe = recipe
     }
 
-    /// Presets: recipes, named as salons name them. Melanin concentrations after d'Eon et al. 2011 and
-    /// pbrt-v4's examples (black ~8, brown ~1.3, blonde ~0.3); gray is salt and pepper: three in five strands
-    /// white among medium brown ones.
-    public static let presetRecipes: [(name: String, recipe: HairRecipe)] = [
-        ("black", HairRecipe(melanin: 8, redness: 0.02)),
-        ("dark-brown", HairRecipe(melanin: 3, redness: 0.08)),
-        ("brown", HairRecipe(melanin: 1.6, redness: 0.15)),
-        // Auburn, copper and red are beyond what melanin alone gives (pheomelanin at any concentration is
-        // orange-tan on a photo): a red-orange dye on a pheomelanin base, as salon colours are.
-        ("auburn", HairRecipe(base: .init(melanin: 2.2, redness: 0.85,
-                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff3010")!, strength: 0.15)))),
-        ("copper", HairRecipe(base: .init(melanin: 1.2, redness: 1,
-                                          dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff4010")!, strength: 0.5)))),
-        ("red", HairRecipe(base: .init(melanin: 1.5, redness: 1,
-                                       dyeSigmaA: HairRecipe.Pigment.dyeSigmaA(tint: HairColor.linearHex("#ff2010")!, strength: 0.6)))),
-        ("blonde", HairRecipe(melanin: 0.35, redness: 0.3)),
-        ("golden-blonde", HairRecipe(melanin: 0.4, redness: 0.9)),
-        ("platinum", HairRecipe(melanin: 0.06, redness: 0.1)),
-        // Salt and pepper: a medium brown with three in five strands white.
-        ("gray", HairRecipe(base: .init(melanin: 1.0, redness: 0.05), highlightFraction: 0.6,
-                            highlight: .init(melanin: 0.03, redness: 0))),
+    /// Presets, named as salons name them, each by its reference colour: what the hair shows on Coif's head
+    /// from the front under Coif's neutral portrait lights (`Lighting()`), as the CIELAB medians of its solid
+    /// pixels (LookEvaluation.presetTones measures it; docs/look.md shows them as swatches). Chosen from
+    /// real hair in portraits: black and dark brown dark (L* 14 and 21) and warm, not the mid grey (L* 28–32)
+    /// that a white cuticle highlight over a too-black fibre gave; auburn, copper and red beyond what
+    /// melanin alone reaches, so solved with a dye, as salon colours are.
+    public static let presetTargets: [(name: String, hex: String)] = [
+        ("black", "#302c2b"),
+        ("dark-brown", "#3f302a"),
+        ("brown", "#654836"),
+        ("auburn", "#6e342a"),
+        ("copper", "#9a5228"),
+        ("red", "#8c302b"),
+        ("blonde", "#a88a62"),
+        ("golden-blonde", "#b48c52"),
+        ("platinum", "#c9c0ae"),
+        ("gray", "#7d7975"),
     ]
+
+    /// Salt and pepper: three in five strands white among darker ones.
+    static let grayWhiteFraction: Float = 0.6
+    static let grayWhite = HairRecipe.Pigment(melanin: 0.03, redness: 0)
+
+    /// The presets as recipes: each reference colour solved (HairRecipe.solve); gray's dark strands solved
+    /// so that, with its white ones, the mean is its reference.
+    public static let presetRecipes: [(name: String, recipe: HairRecipe)] = presetTargets.map { preset in
+        let (srgb, _) = hexDigits(preset.hex)!
+        let target = Vec3(srgbToLinear(srgb.x), srgbToLinear(srgb.y), srgbToLinear(srgb.z))
+        guard preset.name == "gray" else { return (preset.name, HairRecipe(base: HairRecipe.solve(targetLinear: target))) }
+        let white = HairRecipe.referenceColor(sigmaA: grayWhite.sigmaA)
+        let dark = pointwiseMax((target - white * grayWhiteFraction) / (1 - grayWhiteFraction), Vec3(repeating: 1e-4))
+        return (preset.name, HairRecipe(base: HairRecipe.solve(targetLinear: dark), highlightFraction: grayWhiteFraction, highlight: grayWhite))
+    }
 
     /// The presets' names and the hex of their colour under neutral light.
     public static var presets: [(name: String, hex: String)] {
@@ -74,6 +99,7 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
             guard let recipe else { throw CoifError.malformedColor(spec: spec, reason: reason ?? "not a recipe") }
             return HairColor(recipe: recipe, name: lowered)
         }
+        if lowered == ownName { return own }
         if let preset = presetRecipes.first(where: { $0.name == lowered }) {
             return HairColor(recipe: preset.recipe, name: preset.name)
         }
@@ -83,13 +109,13 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
     private static func parseHex(_ text: String, original: String) throws -> HairColor {
         guard let (srgb, expanded) = hexDigits(text) else {
             let names = presetRecipes.map(\.name).joined(separator: ", ")
-            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb, a recipe (melanin=…,redness=…) or one of: \(names)")
+            throw CoifError.malformedColor(spec: original, reason: "expected #rrggbb, #rgb, a recipe (melanin=…,redness=…), own or one of: \(names)")
         }
         return HairColor(srgb: srgb, name: "#" + expanded)
     }
 
     /// "#rrggbb" / "#rgb" as sRGB 0…1 and the six digits, nil when malformed.
-    static func hexDigits(_ text: String) -> (Vec3, String)? {
+    public static func hexDigits(_ text: String) -> (Vec3, String)? {
         var digits = Substring(text.lowercased())
         if digits.hasPrefix("#") { digits = digits.dropFirst() }
         guard digits.count == 6 || digits.count == 3, digits.allSatisfy(\.isHexDigit) else { return nil }

@@ -161,12 +161,16 @@ public enum HairFiber {
         return Lobes(r: r, tt: tt, trt: trt, residual: residual)
     }
 
-    /// The fibre's albedo averaged over h at normal incidence (what the multiple-scattering term uses):
-    /// ω = F̄ + (1 − F̄)² T̄ / (1 − F̄ T̄), T̄ = exp(−σ_a · meanPathRadii).
+    /// The share of light a fibre returns through its interior, averaged over h at normal incidence (what
+    /// the multiple-scattering term uses): ω = (1 − F̄)² T̄ / (1 − F̄ T̄), T̄ = exp(−σ_a · meanPathRadii).
+    /// The cuticle's own reflection F̄ is left out: its first bounce is the R lobe, drawn already, and a
+    /// volume of fibres returns a low albedo almost wholly at its first bounce (the two-stream R(ω) ≈ ω/4
+    /// for small ω). Counted in both, it laid a white veil of ~0.024 over every colour, which made black
+    /// and dark brown a neutral mid grey (L* 28 under the portrait lights, where real black hair is ~15).
     public static func meanAlbedo(sigmaA: Vec3) -> Vec3 {
         let f = meanFresnel
         let t = Vec3(expf(-sigmaA.x * meanPathRadii), expf(-sigmaA.y * meanPathRadii), expf(-sigmaA.z * meanPathRadii))
-        return Vec3(repeating: f) + t * ((1 - f) * (1 - f)) / (Vec3(repeating: 1) - t * f)
+        return t * ((1 - f) * (1 - f)) / (Vec3(repeating: 1) - t * f)
     }
 
     /// Diffuse reflectance of a deep volume of fibres with that albedo (two-stream / Hapke).

@@ -64,11 +64,12 @@ public struct HairRecipe: Sendable, Equatable {
     /// The mean colour (linear RGB) of a sphere of hair, combed down, seen from the front under Coif's
     /// default lights (`Lighting()`), for σ_a: what "the colour of a recipe" means for presets, hex targets
     /// and ΔE00 reports. Each channel depends on its own σ_a only (the model is per channel).
-    public static func referenceColor(sigmaA: Vec3, fiber: HairFiber.Parameters = HairFiber.Parameters(sigmaA: .zero)) -> Vec3 {
+    /// Under other `lights` (the photo's, for `own`): the same sphere lit by them, exposure included.
+    public static func referenceColor(sigmaA: Vec3, fiber: HairFiber.Parameters = HairFiber.Parameters(sigmaA: .zero),
+                                      lights: Lighting = Lighting()) -> Vec3 {
         var params = fiber
         params.sigmaA = sigmaA
         let ms = HairFiber.multipleScatteringAlbedo(sigmaA: sigmaA)
-        let lights = Lighting()
         let key = normalize(lights.keyDirection), fill = normalize(lights.fillDirection)
         let eye = Vec3(0, 0, 1)
         var sum = Vec3.zero
@@ -91,8 +92,16 @@ public struct HairRecipe: Sendable, Equatable {
                 count += 1
             }
         }
-        return sum / count
+        return sum / count * (onHeadShare * lights.exposure)
     }
+
+    /// The share of the sphere's light that the strands on Coif's head return, as their solid pixels' median
+    /// shows it: the roots are shadowed by the hair above them (HairShading.rootOcclusion, 0.55 at the root,
+    /// gone by 60% of the length: 0.84 over a strand) and the key light by the hair between (KeyLightShadow).
+    /// Measured: the bob's median luminance over the sphere's for brown, copper, blonde and platinum, 0.80–0.82
+    /// (`coif eval look --presets` with this set to 1). Without it every hex and preset came out ~2–6 L*
+    /// darker than asked.
+    public static let onHeadShare: Float = 0.81
 
     /// The recipe's base colour under neutral light (linear RGB).
     public var referenceColor: Vec3 { Self.referenceColor(sigmaA: base.sigmaA) }
@@ -101,12 +110,14 @@ public struct HairRecipe: Sendable, Equatable {
     /// redness nearest to it in CIELAB, then, for what melanin cannot reach (blue, green, a brighter red),
     /// a dye making up the difference channel by channel. Colours outside what any fibre can show (brighter
     /// than a clear fibre) are clamped to it.
-    public static func solve(targetLinear: Vec3) -> Pigment {
+    /// Under other `lights`: the pigment that shows `targetLinear` lit by them (`own`: the person's hair as
+    /// the photo's light shows it).
+    public static func solve(targetLinear: Vec3, lights: Lighting = Lighting()) -> Pigment {
         let target = pointwiseMax(targetLinear, Vec3(repeating: 1e-4))
         let targetLab = lab(target)
         // 1. Natural: a coarse search over melanin (log-spaced) and redness, then a finer one round the best.
         func error(_ m: Float, _ r: Float) -> Float {
-            let d = lab(referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA)) - targetLab
+            let d = lab(referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA, lights: lights)) - targetLab
             return dot(d, d)
         }
         var best = (m: Float(1), r: Float(0.2), e: Float.infinity)
@@ -137,7 +148,7 @@ public struct HairRecipe: Sendable, Equatable {
                 let mid = (low + high) / 2
                 var s = Vec3.zero
                 s[c] = mid
-                if referenceColor(sigmaA: s)[c] > target[c] { low = mid } else { high = mid }
+                if referenceColor(sigmaA: s, lights: lights)[c] > target[c] { low = mid } else { high = mid }
             }
             exact[c] = (low + high) / 2
         }

@@ -109,10 +109,13 @@ public struct HairLook: Sendable, Equatable {
     public var lighting: Lighting
     /// What the look is called in records (timing JSON, sheet labels): the colour's name, or "custom".
     public var name: String
+    /// The recipe is to be solved from the person's own hair in each photo (`--color own`) before drawing.
+    public var matchesOwnHair = false
 
     /// The colour's shading under Coif's default lights.
     public init(color: HairColor, lighting: Lighting = Lighting()) {
         self.init(shading: HairShading(color: color), lighting: lighting, name: color.name)
+        matchesOwnHair = color.isOwn
     }
 
     public init(shading: HairShading, lighting: Lighting = Lighting(), name: String = "custom") {

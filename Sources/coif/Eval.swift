@@ -10,7 +10,7 @@ import Foundation
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure detection, landmarks and head pose against ground truth.",
-        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self, EvalBelievable.self, EvalJitter.self]
+        subcommands: [EvalLandmarks.self, EvalPose.self, EvalRobustness.self, EvalOwnHair.self, EvalReadsAsHair.self, EvalBelievable.self, EvalJitter.self, EvalLook.self]
     )
 }
 

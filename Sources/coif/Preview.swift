@@ -50,6 +50,8 @@ struct Preview: ParsableCommand {
         try runReportingErrors {
             let start = monotonicMs()
             let camera = view
+            // Coif's own head has no hair of its own to take the colour from.
+            if color.isOwn { throw CoifError.malformedColor(spec: color.name, reason: "preview has no photo to read the own colour from") }
             try LevelOfDetail.checkStrands(strands)
             if let turntable { return try writeTurntable(turntable, start: start) }
             try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)

@@ -35,6 +35,8 @@ struct Recolor: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             _ = global.makeLogger()
+            // Recolouring the own hair to the own colour would change nothing.
+            if color.isOwn { throw CoifError.malformedColor(spec: color.name, reason: "recolor needs a colour other than the hair's own") }
             var job = RecolorJob(photoPath: photo, color: color, outputPath: output)
             job.mattePath = matte
             job.strength = strength
