@@ -70,15 +70,20 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertGreaterThan(top, 1.5 * person.middleThird, "the cranium rises above the hairline")
     }
 
+    /// Coif's head seen from the front in a `side`² photo: its 68 points (head space, mm with y up, to pixels
+    /// at `pxPerMm`, the nose's tip at `nose`), the person they make and the face region the plate fills.
+    private func frontalHead(side: Int, nose: Vec2, pxPerMm: Float) throws -> (landmarks: [Vec2], person: PersonHead, face: [UInt8]) {
+        let head = try Fixtures.sharedEngine().head
+        let landmarks = head.landmarks68.map { Vec2(nose.x + pxPerMm * $0.x, nose.y - pxPerMm * ($0.y - head.landmarks68[30].y)) }
+        let person = try XCTUnwrap(PersonHead(landmarks: landmarks))
+        return (landmarks, person, person.faceMask(width: side, height: side, margin: PersonHead.plateContourMargin))
+    }
+
     /// A synthetic head over a textured blue background, hair all around it: the fill paints skin only inside
     /// the head's region; every removed pixel outside it is background-coloured, none skin-coloured.
     func testFillPaintsNoSkinOutsideTheHead() throws {
         let side = 320
-        let engine = try Fixtures.sharedEngine()
-        // The head's 68 points, seen from the front: head space (mm, y up) to pixels, 1.2 px a mm.
-        let landmarks = engine.head.landmarks68.map { Vec2(160 + 1.2 * $0.x, 150 - 1.2 * ($0.y - engine.head.landmarks68[30].y)) }
-        let person = try XCTUnwrap(PersonHead(landmarks: landmarks))
-        let face = person.faceMask(width: side, height: side, margin: PersonHead.plateContourMargin)
+        let (_, person, face) = try frontalHead(side: side, nose: Vec2(160, 150), pxPerMm: 1.2)
         var pixels = [UInt8](repeating: 0, count: side * side * 3)
         var classes = [UInt8](repeating: OwnHair.background, count: side * side)
         var matte = [Float](repeating: 0, count: side * side)
@@ -126,16 +131,13 @@ final class HeadRegionTests: XCTestCase {
     }
 
     /// Long hair over the shoulders of a synthetic head: a blue wall behind, the neck and a red top showing
-    /// in a narrow gap between the hair's two wide curtains (a red top wider than the curtains below). Where the curtains hung over the shoulders (below the chin, out to
-    /// the shoulders' width) the fill continues the top, not the wall: the head does not float over the
-    /// wall. Above the shoulders' line, beside the neck, the wall continues.
+    /// in a narrow gap between the hair's two wide curtains (a red top wider than the curtains below). Where
+    /// the curtains hung over the shoulders (below the chin, out to the shoulders' width) the fill continues
+    /// the top, not the wall: the head does not float over the wall. Beside the head, above the chin, the wall
+    /// continues.
     func testLongHairOverTheShouldersGivesWayToTheBodyNotTheWall() throws {
         let side = 400
-        let engine = try Fixtures.sharedEngine()
-        // The head's 68 points, seen from the front: head space (mm, y up) to pixels, 0.6 px a mm.
-        let landmarks = engine.head.landmarks68.map { Vec2(200 + 0.6 * $0.x, 110 - 0.6 * ($0.y - engine.head.landmarks68[30].y)) }
-        let person = try XCTUnwrap(PersonHead(landmarks: landmarks))
-        let face = person.faceMask(width: side, height: side, margin: PersonHead.plateContourMargin)
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
         let chin = Int(landmarks[8].y.rounded()), faceHalf = Int(((landmarks[16].x - landmarks[0].x) / 2).rounded())
         var pixels = [UInt8](repeating: 0, count: side * side * 3)
         var classes = [UInt8](repeating: OwnHair.background, count: side * side)
