@@ -23,16 +23,7 @@ public struct BatchReport: Sendable {
         renders = []
         let decoder = JSONDecoder()
         for path in resultsFiles {
-            // A regular file, checked before it is opened: /dev/zero would be read for ever, a FIFO block.
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw CoifError.invalidOption(name: path, reason: "not a regular file (a FIFO, a device or a socket); give a results file")
-            }
-            guard info.st_size <= Self.maxFileBytes else {
-                throw CoifError.invalidOption(name: path, reason: "\(info.st_size) bytes, over \(Self.maxFileBytes >> 20) MiB: not a results file")
-            }
-            guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+            let data = try RegularFile.contents(of: path, maxBytes: Self.maxFileBytes, kind: "results file")
             let text = String(decoding: data, as: UTF8.self)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
                 guard let result = try? decoder.decode(BatchItemResult.self, from: Data(line.utf8)) else {

@@ -25,17 +25,8 @@ public struct TimingChart: Sendable {
     /// Reads the CSV: its `*_ms` columns (but the sum) are the stages, in the file's order. `jobRefused`-free:
     /// a file that is not such a CSV is `invalidOption` naming it.
     public init(csv path: String) throws {
-        // A regular file, checked before it is opened (a FIFO would block, /dev/zero never end); a file that
-        // exists but is no UTF-8 text (a clip given by mistake) is named as what it is not, not as missing.
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw CoifError.invalidOption(name: path, reason: "not a regular file (a FIFO, a device or a socket); give a `coif video --timing` CSV")
-        }
-        guard info.st_size <= Self.maxFileBytes else {
-            throw CoifError.invalidOption(name: path, reason: "\(info.st_size) bytes, over \(Self.maxFileBytes >> 20) MiB: not a `coif video --timing` CSV")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CoifError.inputMissing(path: path) }
+        // A file that exists but is no UTF-8 text (a clip given by mistake) is named as what it is not, not as missing.
+        let data = try RegularFile.contents(of: path, maxBytes: Self.maxFileBytes, kind: "`coif video --timing` CSV")
         guard let text = String(data: data, encoding: .utf8) else {
             throw CoifError.invalidOption(name: path, reason: "not a `coif video --timing` CSV (not UTF-8 text)")
         }
