@@ -927,7 +927,6 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // The head's silhouette, anti-aliased: skin inside, background outside.
         cv::Mat headWeight;
         headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
-        // Softened over a few pixels (1/200 of the box): the head's outline is a guess where hair hid it.
         cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 200.0));
         if (record && !record->hole.empty() && !tileShare.empty()) record->weight = tileShare.mul(1 - headWeight);
         else if (record) record->hole.release();
@@ -941,12 +940,13 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         cv::GaussianBlur(removeBox, alpha, cv::Size(0, 0), 1.0);
         cv::max(alpha, removeBox, alpha);
         // The person's hair-bearing scalp: the head where it is not the bare face or forehead, softened over
-        // a third of the skull's shading falloff so the hairline it draws is not a cut; weighted by how much of
-        // each pixel was removed.
+        // an eighth of the skull's shading falloff (~1% of the face's width) so the hairline it draws is not
+        // a cut; weighted by how much of each pixel was removed. Softened over a third, the crop's edge at the
+        // temples was a dark haze some 7% of the face wide that read as a shadow, not a hairline.
         if (out_scalp) {
             cv::Mat scalp = (headBox != 0) & (bareBox == 0), scalpWeight;
             scalp.convertTo(scalpWeight, CV_32F, 1.0 / 255);
-            cv::GaussianBlur(scalpWeight, scalpWeight, cv::Size(0, 0), std::max(1.0f, falloff / 3));
+            cv::GaussianBlur(scalpWeight, scalpWeight, cv::Size(0, 0), std::max(1.0f, falloff / 8));
             for (int y = 0; y < box.height; ++y) {
                 const float *w = scalpWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
                 float *dst = out_scalp + size_t(box.y + y) * width + box.x;

@@ -94,7 +94,13 @@ extension FaceParser {
     /// The face's own hair, followed past the bottom of its crop: long hair that reaches the crop's lower
     /// edge (over `hairPastCropShare` of its bottom row) goes on over the shoulders, and removed only down to
     /// the crop it left a cut straight across. A second crop of the same size below the first (overlapping it
-    /// by a quarter) is parsed, and its hair taken where the first crop did not reach.
+    /// by a quarter) is parsed, and its hair taken where the first crop did not reach:
+    /// - across the overlap the two mattes are cross-faded, the second's share rising from 0 at its top to 1
+    ///   at the first crop's last row (each network is least sure at its crop's edge; switching at the first
+    ///   crop's last row drew that row into the removal as a straight cut);
+    /// - what the second crop calls hair in colours the hair in the face's crop never takes is not hair
+    ///   (`cv_hair_colour_plausible`): without the head in view, the network called a light sweater's
+    ///   shoulders hair, and the plate painted them over.
     public func parseFollowingHair(_ frame: Frame, box: FaceBox) throws -> OwnHair {
         let first = try parse(frame, box: box)
         let crop = first.crop
@@ -108,10 +114,36 @@ extension FaceParser {
         below.top += shift
         below.bottom += shift
         let second = try parse(frame, box: below)
+        let width = first.width
+        // The second crop's share of each row: 0 above it, rising over the overlap, 1 below the first crop.
+        let secondTop = max(0, Int(second.crop.y.rounded(.up)))
+        func secondShare(_ y: Int) -> Float {
+            y > bottom ? 1 : y < secondTop ? 0 : (Float(y - secondTop) + 0.5) / Float(bottom - secondTop + 1)
+        }
+        // The hair the face's crop sees with confidence is the model of this person's hair colour.
+        var model = [Float](repeating: 0, count: first.matte.count), judge = [UInt8](repeating: 0, count: first.matte.count)
+        for i in model.indices {
+            if first.classes[i] == OwnHair.hair { model[i] = first.matte[i] }
+            if second.classes[i] != OwnHair.unknown, second.matte[i] > 0, secondShare(i / width) > 0 { judge[i] = 255 }
+        }
+        var plausible = [UInt8](repeating: 255, count: first.matte.count)
+        let radius = Int32(max(2, (crop.side / 64).rounded()))
+        let status = frame.image.pixels.withUnsafeBufferPointer { rgb in
+            cv_hair_colour_plausible(rgb.baseAddress, Int32(width), Int32(first.height), model, judge, radius, &plausible)
+        }
+        guard status == 0 else { throw CoifError.internalError("own hair: judging the lower crop's hair by colour failed (\(status))") }
         var out = first
-        for i in out.classes.indices where out.classes[i] == OwnHair.unknown && second.classes[i] != OwnHair.unknown {
-            out.classes[i] = second.classes[i]
-            out.matte[i] = second.matte[i]
+        for i in out.classes.indices where second.classes[i] != OwnHair.unknown {
+            let share = out.classes[i] == OwnHair.unknown ? 1 : secondShare(i / width)
+            guard share > 0 else { continue }
+            var secondClass = second.classes[i], secondMatte = second.matte[i]
+            if plausible[i] == 0 {
+                // Below the face, what is not hair is the body's (its clothes, most often).
+                secondMatte = 0
+                if secondClass == OwnHair.hair || secondClass == OwnHair.hat { secondClass = OwnHair.cloth }
+            }
+            out.matte[i] = out.matte[i] * (1 - share) + secondMatte * share
+            if share >= 0.5 { out.classes[i] = secondClass }
         }
         return out
     }

@@ -170,12 +170,17 @@ public struct PersonHead: Sendable {
         let edge = jaw.map { hub + ($0 - hub) * grow }
         let w = halfWidth * grow
         for i in 0..<16 { triangle(hub, edge[i], edge[i + 1]) }
-        triangle(hub, edge[16], image(across: w, up: 0))
-        triangle(hub, image(across: w, up: 0), image(across: -w, up: 0))
-        triangle(hub, image(across: -w, up: 0), edge[0])
+        // Up to the brow line: from the jaw's top points (0 and 16, beside the eyes) to the forehead's ends
+        // there, no wider than the face. A forehead narrower than the face (the bare face's, as wide as the
+        // brows) so meets the face's side along a diagonal across the temple, as a temple's hairline runs
+        // down to the sideburn; a band as wide as the face up to the brow line drew a step there, a notch
+        // in the crop beside each brow once the crop's edge was sharp.
+        let h = hairlineHeight, a = min(foreheadHalfWidth, w)
+        triangle(hub, edge[16], image(across: a, up: 0))
+        triangle(hub, image(across: a, up: 0), image(across: -a, up: 0))
+        triangle(hub, image(across: -a, up: 0), edge[0])
         // The forehead: a half-ellipse over the brow line, as wide as the temples there (0.95 of the face) and
         // as high as the natural hairline, so it narrows toward the hairline as a forehead does.
-        let h = hairlineHeight, a = foreheadHalfWidth
         let base = image(across: 0, up: 0)
         if let profile = foreheadProfile {
             // The person's own hairline, column by column (`profile`), over the same base.
@@ -193,15 +198,19 @@ public struct PersonHead: Sendable {
         return out
     }
 
-    /// Eye level: below it, beside the cheeks, are the ears and what is behind the head.
-    public static let skullCutUp: Float = -0.4
+    /// Where the sideburns end, in middle thirds below the brows (the ear runs from the brows to the nose's
+    /// base; a sideburn ends about half-way down it): the scalp carries its whole crop down to
+    /// `sideburnFull` and none below `sideburnEnd`. Below the brows the scalp the head leaves is only the
+    /// strip between the face's outline and the head's side, in front of the ear: the sideburn's place.
+    public static let sideburnFull: Float = -0.4, sideburnEnd: Float = -0.6
 
-    /// How much hair the scalp carries at `point`, 0…1: none below the skull's cut, rising to full a fifth of
-    /// the middle third above the brows, so the cropped hair beside the temples tapers like sideburns instead
-    /// of ending in a block.
+    /// How much hair the scalp carries at `point`, 0…1: all of it down to the sideburns' length, then none
+    /// over a fifth of the middle third. The taper ran from a fifth of the middle third above the brows to
+    /// eye level: the crop beside the temples thinned from the brows down into a dark haze that read as a
+    /// shadow, not hair, and left the temples bare where the person's hair had been.
     public func scalpTaper(_ point: Vec2) -> Float {
         let u = local(point).up / middleThird
-        let t = (u - Self.skullCutUp) / (0.2 - Self.skullCutUp)
+        let t = (u - Self.sideburnEnd) / (Self.sideburnFull - Self.sideburnEnd)
         return min(max(t, 0), 1)
     }
 

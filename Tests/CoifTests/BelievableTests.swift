@@ -188,11 +188,16 @@ final class BelievableTests: XCTestCase {
     /// A clipper cut's strands lie within a few millimetres of the scalp, so the under-layer sits lower than
     /// they do and the crown shows them: the buzz-cut's fully covered hair has at least 1.5 times the fine
     /// texture (mean |Laplacian| of its luminance over its mean) it has with the layer at 2.5 mm, where the
-    /// layer hid most strands and the cut read as a smooth one-tone skullcap.
+    /// layer hid most strands and the cut read as a smooth one-tone skullcap. Over the crown only: between
+    /// the brows' outer ends and above the forehead, where the strands are; the close crop drawn over the
+    /// temples and sideburns (the plate's scalp hair) is no strand of the cut and lies the same under both.
     func testBuzzCutShowsItsStrandsOverTheCrown() throws {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let analysis = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let marks = analysis.chosen.landmarks
+        let browTop = min(marks[19].y, marks[24].y)
+        let crownBottom = Int(browTop - 0.4 * (marks[8].y - browTop)), crownX = Int(marks[17].x)...Int(marks[26].x)
         func crownTexture() throws -> Double {
             let images = try engine.render(analysis: analysis, style: "buzz-cut", color: try HairColor.parse("dark-brown"), seed: 1,
                                            timing: &timing).images
@@ -204,13 +209,13 @@ final class BelievableTests: XCTestCase {
             for y in 1..<(h - 1) {
                 for x in 1..<(w - 1) {
                     let i = y * w + x
-                    guard [i, i - 1, i + 1, i - w, i + w].allSatisfy({ matte.pixels[$0] == 255 }) else { continue }
+                    guard y < crownBottom, crownX.contains(x), [i, i - 1, i + 1, i - w, i + w].allSatisfy({ matte.pixels[$0] == 255 }) else { continue }
                     energy += abs(4 * luminance(i) - luminance(i - 1) - luminance(i + 1) - luminance(i - w) - luminance(i + w))
                     level += luminance(i)
                     count += 1
                 }
             }
-            XCTAssertGreaterThan(count, 1000, "the buzz-cut covers the crown")
+            XCTAssertGreaterThan(count, 500, "the buzz-cut covers the crown")
             return energy / max(level, 1)
         }
         let standard = engine.renderer.shellOffsetMm

@@ -7,6 +7,7 @@ import CoifEval
 import CoifMedia
 import CoifPipeline
 import CoifRender
+import CVision
 import CoifVision
 import Foundation
 import XCTest
@@ -238,5 +239,75 @@ final class OwnHairTests: XCTestCase {
         }
         let kept = try Fixtures.runCoif(["render", photo, "--keep-own-hair", "-o", dir + "/kept.png"], environment: ["COIF_MODELS": dir + "/none"])
         XCTAssertEqual(kept.status, 0, kept.stderr)
+    }
+
+    /// What a crop below the face calls hair is judged by the colour of the hair the face's crop sees: a
+    /// region in colours that hair never takes (a beige sweater beside dark brown hair) is not hair; the
+    /// hair's own colours, and single odd pixels among them (a highlight), are. Under 200 confident hair
+    /// pixels there is no model, and nothing is judged not hair.
+    func testTheLowerCropsHairIsJudgedByTheHairsColour() {
+        let side = 120
+        var rgb = [UInt8](repeating: 0, count: side * side * 3), model = [Float](repeating: 0, count: side * side)
+        var judge = [UInt8](repeating: 0, count: side * side)
+        var generator = SeededRandom(seed: 7)
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let beige = y >= side / 2 && (x < side / 2 || (x % 7 == 0 && y % 7 == 0))
+                let base: [Int] = beige ? [215, 190, 170] : [41, 36, 31]
+                for c in 0..<3 { rgb[3 * i + c] = UInt8(max(0, min(255, base[c] + Int.random(in: -10...10, using: &generator)))) }
+                if y < side / 2 { model[i] = 1 } else { judge[i] = 255 }
+            }
+        }
+        var plausible = [UInt8](repeating: 0, count: side * side)
+        XCTAssertEqual(cv_hair_colour_plausible(rgb, Int32(side), Int32(side), model, judge, 3, &plausible), 0)
+        var sweaterKept = 0, sweater = 0, hairKept = 0, hair = 0
+        for y in (side / 2 + 4)..<side {
+            for x in 0..<side where x < side / 2 - 4 || x >= side / 2 + 4 {
+                if x < side / 2 { sweater += 1; if plausible[y * side + x] != 0 { sweaterKept += 1 } }
+                else { hair += 1; if plausible[y * side + x] != 0 { hairKept += 1 } }
+            }
+        }
+        XCTAssertEqual(sweaterKept, 0, "the sweater is not hair (\(sweaterKept) of \(sweater) kept)")
+        XCTAssertEqual(hairKept, hair, "the hair and its odd pixels stay hair")
+        XCTAssertTrue((0..<(side / 2 * side)).allSatisfy { plausible[$0] == 255 }, "what is not judged is left")
+        // A model of under 200 pixels says nothing.
+        var few = [Float](repeating: 0, count: side * side)
+        for i in 0..<150 { few[i] = 1 }
+        XCTAssertEqual(cv_hair_colour_plausible(rgb, Int32(side), Int32(side), few, judge, 3, &plausible), 0)
+        XCTAssertTrue(plausible.allSatisfy { $0 == 255 })
+    }
+
+    /// Long hair followed past the face's crop joins the lower crop's without a cut across the first crop's
+    /// last row (the shared test data's deepface img11: hair to the elbows). The seam a plain switch there
+    /// leaves is measured too, so the test can see one.
+    func testLongHairFollowedPastTheCropHasNoSeam() throws {
+        _ = try Self.requireModel()
+        let path = Fixtures.testdata.appendingPathComponent("portraits/deepface_img11.jpg").path
+        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) missing (COIF_TESTDATA)") }
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: path)
+        let face = try XCTUnwrap(try engine.analyse(frame, faces: .largest, timing: &timing).first)
+        let parser = try engine.faceParser()
+        let followed = try parser.parseFollowingHair(frame, box: face.chosen.box)
+        let first = try parser.parse(frame, box: face.chosen.box)
+        var below = face.chosen.box
+        below.top += 0.75 * first.crop.side
+        below.bottom += 0.75 * first.crop.side
+        let second = try parser.parse(frame, box: below)
+        let width = frame.image.width, last = Int((first.crop.y + first.crop.side).rounded(.down)) - 1
+        XCTAssertLessThan(last + 1, frame.image.height, "the photo goes on below the face's crop")
+        var switched = first.matte
+        for i in switched.indices where first.classes[i] == OwnHair.unknown && second.classes[i] != OwnHair.unknown { switched[i] = second.matte[i] }
+        // The mean step across a row boundary (y → y+1).
+        func step(_ matte: [Float], _ y: Int) -> Float {
+            (0..<width).reduce(0) { $0 + abs(matte[(y + 1) * width + $1] - matte[y * width + $1]) } / Float(width)
+        }
+        func usual(_ matte: [Float]) -> Float { ((last - 12)..<(last - 4)).map { step(matte, $0) }.reduce(0, +) / 8 }
+        print(String(format: "OwnHairTests: step at the crop's last row %.4f (a plain switch %.4f; rows above %.4f)",
+                     step(followed.matte, last), step(switched, last), usual(followed.matte)))
+        XCTAssertGreaterThan(step(switched, last), 3 * usual(switched), "a plain switch leaves a seam here")
+        XCTAssertLessThan(step(followed.matte, last), 2 * usual(followed.matte) + 0.002, "no seam")
     }
 }

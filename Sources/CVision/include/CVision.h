@@ -226,6 +226,13 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
                           int32_t size, const uint8_t *classes, const float *hair, int32_t guided_radius,
                           float guided_eps, uint8_t *classes_out, float *matte_out);
 
+// Whether each pixel marked in judge[] (non-zero) may be this person's hair by its colour: plausible_out is 0
+// where a region (over half a (2·radius+1)² window) of judged pixels is in colours the confident hair
+// (model_matte ≥ 0.9) never takes, 255 elsewhere; all 255 where fewer than 200 pixels are confident hair.
+// 0 = ok (hair_colour_model.cpp says why a parse needs it).
+int32_t cv_hair_colour_plausible(const uint8_t *rgb, int32_t width, int32_t height, const float *model_matte,
+                                 const uint8_t *judge, int32_t radius, uint8_t *plausible_out);
+
 // The plate: rgb with `remove` (0..1 a pixel) of it replaced: by skin where head[] is non-zero, elsewhere by
 // the region beside it (background; the body's skin or clothes, below the chin), each continued from its own
 // visible class (classes[] at photo resolution) with that region's texture or grain, seeded by `seed`;
