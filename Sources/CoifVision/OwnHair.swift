@@ -470,7 +470,10 @@ public enum HairPlate {
                 let q = (p + d * (Float(k) / 3 * reach)) / cell
                 streak += sample(Vec2(q.x, q.y))
             }
-            streak = streak / 7 * 2 - 1   // about −0.5…0.5 after the averaging
+            // The mean of seven nearly independent samples (2.5 cells apart) spreads ~0.076 about 0.5: scaled
+            // to a spread of ~0.5, as one sample's would be. Left at the mean's own spread (±0.15), the streaks
+            // were ±13% of the tone and the crop read as a flat dark patch at 1080p.
+            streak = (streak / 7 - 0.5) * 6.5
             let shade = powf(max(luminance[i], 1e-5) / mean, 0.4)
             out[i] = min(max(shade * (1 + stubbleContrast * 2 * streak), 0.35), 2.2)
         }
