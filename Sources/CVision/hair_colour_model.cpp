@@ -82,12 +82,17 @@ int32_t cv_hair_colour_plausible(const uint8_t *rgb, int32_t width, int32_t heig
             }
         }
         if (!any) return 0;
+        // The window's share over the judged pixels' box grown by the window (the lower crop's, not the whole
+        // photo): every judged pixel's window lies inside it, or meets the photo's edge as the whole frame's would.
+        const cv::Mat judged(height, width, CV_8U, const_cast<uint8_t *>(judge));
+        cv::Rect box = cv::boundingRect(judged);
+        box = cv::Rect(box.x - radius, box.y - radius, box.width + 2 * radius, box.height + 2 * radius) & cv::Rect(0, 0, width, height);
         cv::Mat share;
-        cv::boxFilter(unlike, share, CV_32F, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1), true, cv::BORDER_REPLICATE);
-        for (int y = 0; y < height; ++y) {
+        cv::boxFilter(unlike(box), share, CV_32F, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1), true, cv::BORDER_REPLICATE);
+        for (int y = 0; y < box.height; ++y) {
             const float *s = share.ptr<float>(y);
-            for (int x = 0; x < width; ++x) {
-                const size_t i = size_t(y) * width + x;
+            for (int x = 0; x < box.width; ++x) {
+                const size_t i = size_t(box.y + y) * width + box.x + x;
                 if (judge[i] && s[x] >= kRegionShare) plausible_out[i] = 0;
             }
         }

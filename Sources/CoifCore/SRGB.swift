@@ -11,6 +11,10 @@ import Darwin
     c <= 0.04045 ? c / 12.92 : powf((c + 0.055) / 1.055, 2.4)
 }
 
+/// `srgbToLinear` of each 8-bit value (v / 255), once per process: what turning a photo's bytes into linear
+/// light looks up.
+public let srgbDecodeTable: [Float] = (0..<256).map { srgbToLinear(Float($0) / 255) }
+
 /// IEC 61966-2-1 sRGB encode.
 @inlinable public func linearToSrgb(_ c: Float) -> Float {
     c <= 0.0031308 ? c * 12.92 : 1.055 * powf(c, 1 / 2.4) - 0.055

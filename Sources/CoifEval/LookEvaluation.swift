@@ -86,13 +86,13 @@ extension LookEvaluation {
     public static func detail(_ image: PixelImage, weights: [Float], minimumWeight: Float, sigmaPx: Float) -> Float? {
         let w = image.width, h = image.height
         var lightness = [Float](repeating: 0, count: w * h)
-        let table = (0..<256).map { srgbToLinear(Float($0) / 255) }
+        let table = srgbDecodeTable
         for p in 0..<(w * h) {
             let i = p * image.channels
             let y = 0.2126 * table[Int(image.pixels[i])] + 0.7152 * table[Int(image.pixels[i + 1])] + 0.0722 * table[Int(image.pixels[i + 2])]
             lightness[p] = HairTone.lab(fromLinear: Vec3(repeating: y)).x
         }
-        let blurred = gaussianBlur(lightness, width: w, height: h, sigma: sigmaPx)
+        let blurred = GaussianKernel(sigma: sigmaPx).blurred(lightness, width: w, height: h)
         var values: [Float] = []
         for p in 0..<(w * h) where weights[p] >= minimumWeight { values.append(lightness[p] - blurred[p]) }
         guard values.count >= 50 else { return nil }
@@ -101,30 +101,6 @@ extension LookEvaluation {
         var deviations = values.map { abs($0 - median) }
         deviations.sort()
         return 1.4826 * deviations[deviations.count / 2]
-    }
-
-    /// Separable Gaussian, edges clamped.
-    static func gaussianBlur(_ v: [Float], width w: Int, height h: Int, sigma: Float) -> [Float] {
-        let radius = max(1, Int((3 * sigma).rounded(.up)))
-        var kernel = (-radius...radius).map { expf(-Float($0 * $0) / (2 * sigma * sigma)) }
-        let total = kernel.reduce(0, +)
-        kernel = kernel.map { $0 / total }
-        var tmp = [Float](repeating: 0, count: w * h), out = tmp
-        for y in 0..<h {
-            for x in 0..<w {
-                var s: Float = 0
-                for k in -radius...radius { s += kernel[k + radius] * v[y * w + min(max(x + k, 0), w - 1)] }
-                tmp[y * w + x] = s
-            }
-        }
-        for y in 0..<h {
-            for x in 0..<w {
-                var s: Float = 0
-                for k in -radius...radius { s += kernel[k + radius] * tmp[min(max(y + k, 0), h - 1) * w + x] }
-                out[y * w + x] = s
-            }
-        }
-        return out
     }
 
     /// The detail scale: a head is ~1.33 face widths, and σ = its width / 400 (issue #48).

@@ -87,7 +87,7 @@ public struct PhotoFinish: Sendable, Equatable {
             }
         }
         // Softness: gradients before and after a σ₀ = 1 re-blur, at the strongest tenth.
-        let blurred = gaussianBlur(luminance, width: width, height: height, sigma: 1)
+        let blurred = GaussianKernel(sigma: 1).blurred(luminance, width: width, height: height)
         var edges: [(gradient: Float, ratio: Float)] = []
         for y in 2..<(height - 2) {
             for x in 2..<(width - 2) {
@@ -115,14 +115,5 @@ public struct PhotoFinish: Sendable, Equatable {
     static func median(_ values: inout [Float]) -> Float {
         values.sort()
         return values[values.count / 2]
-    }
-
-    /// A separable Gaussian blur of a one-channel image, edges clamped.
-    static func gaussianBlur(_ image: [Float], width: Int, height: Int, sigma: Float) -> [Float] {
-        let kernel = GaussianKernel(sigma: sigma)
-        var rows = [Float](repeating: 0, count: image.count), out = rows
-        kernel.convolve(image, into: &rows, width: width, height: height, channels: 1, horizontal: true)
-        kernel.convolve(rows, into: &out, width: width, height: height, channels: 1, horizontal: false)
-        return out
     }
 }

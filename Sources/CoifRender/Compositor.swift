@@ -58,7 +58,7 @@ public struct Compositor: Sendable {
     private let encoder = SRGBEncoder()
 
     public init() {
-        decodeTable = (0..<256).map { srgbToLinear(Float($0) / 255) }
+        decodeTable = srgbDecodeTable
     }
 
     /// - Parameter photo: RGB, sRGB-encoded, the same size as the layer.

@@ -114,10 +114,10 @@ public struct HairRecipe: Sendable, Equatable {
     /// the photo's light shows it).
     public static func solve(targetLinear: Vec3, lights: Lighting = Lighting()) -> Pigment {
         let target = pointwiseMax(targetLinear, Vec3(repeating: 1e-4))
-        let targetLab = lab(target)
+        let targetLab = HairTone.lab(fromLinear: target)
         // 1. Natural: a coarse search over melanin (log-spaced) and redness, then a finer one round the best.
         func error(_ m: Float, _ r: Float) -> Float {
-            let d = lab(referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA, lights: lights)) - targetLab
+            let d = HairTone.lab(fromLinear: referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA, lights: lights)) - targetLab
             return dot(d, d)
         }
         var best = (m: Float(1), r: Float(0.2), e: Float.infinity)
@@ -163,15 +163,6 @@ public struct HairRecipe: Sendable, Equatable {
             pigment.dyeSigmaA = dye
         }
         return pigment
-    }
-
-    /// CIELAB (D65) of linear sRGB, for the solve's distance.
-    static func lab(_ c: Vec3) -> Vec3 {
-        let x = (0.4124 * c.x + 0.3576 * c.y + 0.1805 * c.z) / 0.95047
-        let y = 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z
-        let z = (0.0193 * c.x + 0.1192 * c.y + 0.9505 * c.z) / 1.08883
-        func f(_ t: Float) -> Float { t > 0.008856 ? cbrtf(t) : 7.787 * t + 16 / 116 }
-        return Vec3(116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z)))
     }
 
     // MARK: - Text

@@ -59,7 +59,7 @@ public struct HairTone: Sendable, Equatable, Codable {
     /// An sRGB image's pixels where `weights` (one per pixel, 0…1) is at least `minimumWeight`.
     public init?(srgbImage image: PixelImage, weights: [Float], minimumWeight: Float = 0.8) {
         precondition(weights.count == image.width * image.height && image.channels >= 3)
-        let table = (0..<256).map { srgbToLinear(Float($0) / 255) }
+        let table = srgbDecodeTable
         var colors: [Vec3] = []
         for p in weights.indices where weights[p] >= minimumWeight {
             let i = p * image.channels

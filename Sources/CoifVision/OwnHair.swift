@@ -417,7 +417,7 @@ public enum HairPlate {
     /// Within 0.35…2.2. Deterministic for a seed.
     public static func scalpTexture(_ image: PixelImage, scalp: [Float], heads: [PersonHead], seed: UInt64) -> [Float] {
         precondition(image.channels == 3 && scalp.count == image.width * image.height)
-        let decode = (0..<256).map { srgbToLinear(Float($0) / 255) }
+        let decode = srgbDecodeTable
         let width = image.width
         var luminance = [Float](repeating: 0, count: scalp.count)
         var sum: Float = 0, weight: Float = 0

@@ -176,8 +176,7 @@ final class OwnHairTests: XCTestCase {
     /// little; the typical one none.
     func testABaldHeadHasAlmostNoHair() throws {
         _ = try Self.requireModel()
-        let path = Fixtures.testdata.appendingPathComponent("landmarks68/dlib_faces/bald_guys.jpg").path
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) missing (COIF_TESTDATA)") }
+        let path = try Fixtures.requireTestdata("landmarks68/dlib_faces/bald_guys.jpg", for: "OwnHairTests")
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: path)
@@ -283,8 +282,7 @@ final class OwnHairTests: XCTestCase {
     /// leaves is measured too, so the test can see one.
     func testLongHairFollowedPastTheCropHasNoSeam() throws {
         _ = try Self.requireModel()
-        let path = Fixtures.testdata.appendingPathComponent("portraits/deepface_img11.jpg").path
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) missing (COIF_TESTDATA)") }
+        let path = try Fixtures.requireTestdata("portraits/deepface_img11.jpg", for: "OwnHairTests")
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: path)
