@@ -391,8 +391,13 @@ float textureLevel(const cv::Mat &photo, const cv::Mat &source) {
 // ones, of a red curtain beside a window or of a gradient's far end keep their texture and their edges (a
 // line's difference from the smooth ramp across it changes sign there and averages out) but not their level:
 // the fill's local colour is the rim's continued (a gradient behind the hair: mean error 16 of 255 without).
-// In place on `canvas`.
-void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, cv::Mat &canvas) {
+// Where that shift is large (kRimShiftTrusted to kRimShiftRejected, perceptual RGB), the copies are the wrong
+// content, not the right content at the wrong level: foliage copied down over a crowd, shifted to the crowd's
+// colour, made lavender and olive blocks no scene holds (deepface img54). There the smooth fill is laid, with
+// the copies' fine texture (less its σ-1.5 mean) clipped to what the sources beside it carry (`localDetail`,
+// the sources' own mean absolute fine texture continued over the hole; ×3, about 2.5 σ). In place on `canvas`.
+constexpr float kRimShiftTrusted = 0.08f, kRimShiftRejected = 0.16f;
+void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, const cv::Mat &localDetail, cv::Mat &canvas) {
     if (laid.empty() || cv::countNonZero(laid) == 0) return;
     cv::Mat weight, residual(canvas.size(), CV_32FC3, cv::Scalar::all(0));
     laid.convertTo(weight, CV_32F, 1.0 / 255);
@@ -413,7 +418,26 @@ void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, cv
         for (int x = 0; x < small.width; ++x) o[x] = w[x] > 1e-3f ? r[x] / w[x] : cv::Vec3f(0, 0, 0);
     }
     if (small != canvas.size()) cv::resize(shift, shift, canvas.size(), 0, 0, cv::INTER_LINEAR);
-    cv::add(canvas, shift, canvas, laid);
+    cv::Mat mean;
+    cv::GaussianBlur(canvas, mean, cv::Size(0, 0), 1.5);
+    for (int y = 0; y < canvas.rows; ++y) {
+        const cv::Vec3f *sh = shift.ptr<cv::Vec3f>(y), *m = mean.ptr<cv::Vec3f>(y), *g = guide.ptr<cv::Vec3f>(y);
+        const cv::Vec3f *local = localDetail.ptr<cv::Vec3f>(y);
+        const uint8_t *l = laid.ptr<uint8_t>(y);
+        cv::Vec3f *c = canvas.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < canvas.cols; ++x) {
+            if (!l[x]) continue;
+            const float size = std::sqrt(sh[x].dot(sh[x]));
+            const float rejected = std::min(std::max((size - kRimShiftTrusted) / (kRimShiftRejected - kRimShiftTrusted), 0.0f), 1.0f);
+            if (rejected <= 0) {
+                c[x] += sh[x];
+                continue;
+            }
+            cv::Vec3f detail = c[x] - m[x];
+            for (int k = 0; k < 3; ++k) detail[k] = std::min(std::max(detail[k], -3 * local[x][k]), 3 * local[x][k]);
+            c[x] = (c[x] + sh[x]) * (1 - rejected) + (g[x] + detail) * rejected;
+        }
+    }
 }
 
 // One region's completion over `hole` (CV_8U) from `sources` in `perceptual` (the box, perceptual values),
@@ -432,14 +456,16 @@ bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Ma
     if (coif::completeHole(perceptual, hole, sources, seed, completed) != coif::CompletionStatus::ok) return false;
     cv::Mat perceptualSmall;
     cv::resize(perceptual, perceptualSmall, small, 0, 0, cv::INTER_AREA);
+    const cv::Mat own = fineDetail(perceptual, sources, 2.5f);
     if (textureLevel(perceptualSmall, coif::maskAt(sources, small, true)) >= kTextureToCopy) {
         canvas = completed;
-        keepRimColour(smooth, hole, small, canvas);
+        cv::Mat ownWeight;
+        sources.convertTo(ownWeight, CV_32F, 1.0 / 255);
+        keepRimColour(smooth, hole, small, smoothFill(cv::abs(own), ownWeight, 128), canvas);
     } else {
         cv::Mat mean;
         cv::GaussianBlur(completed, mean, cv::Size(0, 0), 1.5);
         cv::Mat detail = completed - mean;
-        const cv::Mat own = fineDetail(perceptual, sources, 2.5f);
         std::vector<float> magnitudes;
         for (int y = 0; y < own.rows; ++y) {
             const cv::Vec3f *o = own.ptr<cv::Vec3f>(y);

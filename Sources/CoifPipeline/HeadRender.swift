@@ -12,6 +12,7 @@ import CoifCore
 import CoifGroom
 import CoifRender
 import CoifVision
+import Foundation
 
 package enum HeadRender {
     /// The buffers, photo-sized: `labels` (HeadRegion's; 0 off every head) and `shade` (0 where unknown: off
@@ -19,6 +20,14 @@ package enum HeadRender {
     package struct Buffers: Sendable {
         package var labels: [UInt8]
         package var shade: [Float]
+        /// Per analysis drawn: the skin's luminance as order-1 harmonics of the camera-space normal, over its
+        /// mean on the face (nil where the face showed too little skin to read the light).
+        package var luminance: [SIMD4<Float>?] = []
+
+        package init(labels: [UInt8], shade: [Float]) {
+            self.labels = labels
+            self.shade = shade
+        }
     }
 
     /// The range the shading is kept to, relative to the face's mean: order-1 harmonics fitted on the face's
@@ -51,6 +60,7 @@ package enum HeadRender {
                 let mean = samples.reduce(Float(0)) { $0 + l.x + l.y * $1.normal.x + l.z * $1.normal.y + l.w * $1.normal.z } / Float(samples.count)
                 if mean > 0 { luminance = l / mean }
             }
+            buffers.luminance.append(luminance)
             let normalsInCamera = zip(head.vertices, normals).enumerated().map { k, pair in
                 normalize(toCamera.transformPoint(pair.0 + pair.1) - inCamera[k])
             }
@@ -66,6 +76,50 @@ package enum HeadRender {
             }
         }
         return buffers
+    }
+
+    /// How much of the light the jaw takes from the neck just beneath it (it hides about half the sky there),
+    /// and how far below the jaw line that shadow reaches, in the neck's half-widths (its e-folding distance).
+    static let jawOcclusion: Float = 0.5, jawShadowReach: Float = 0.35
+
+    /// The neck `band` HeadRegion draws, shaded as the cylinder it is under `luminance` (Buffers.luminance):
+    /// across the band the normal turns from the camera to the band's sides, so the neck darkens toward its
+    /// edges as a neck does, not a flat column with the head's shading smeared down it; and just under the
+    /// `jaw` line (landmarks, photo pixels) the jaw shades it, so the face keeps its jaw's edge. Over the
+    /// band's pixels off the drawn face and cranium (the chin stays the face's).
+    package static func shadeNeck(_ band: HeadRegion.NeckBand, jaw: [Vec2], luminance: SIMD4<Float>, width: Int, height: Int,
+                                  buffers: inout Buffers) {
+        let side = Vec2(-band.down.y, band.down.x)
+        let corners = [band.top - side * band.halfWidth, band.top + side * band.halfWidth,
+                       band.top + band.down * band.length - side * band.halfWidth, band.top + band.down * band.length + side * band.halfWidth]
+        let x0 = max(0, Int(corners.map(\.x).min()!.rounded(.down))), x1 = min(width - 1, Int(corners.map(\.x).max()!.rounded(.up)))
+        let y0 = max(0, Int(corners.map(\.y).min()!.rounded(.down))), y1 = min(height - 1, Int(corners.map(\.y).max()!.rounded(.up)))
+        guard x0 <= x1, y0 <= y1 else { return }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let i = y * width + x
+                guard buffers.labels[i] != HeadRegion.lowerFace, buffers.labels[i] != HeadRegion.cranium,
+                      let place = band.place(Vec2(Float(x) + 0.5, Float(y) + 0.5)) else { continue }
+                // OpenCV camera space: x right, y down, the camera along −z from the surface.
+                let s = place.across, n = Vec3(side.x * s, side.y * s, -(max(0, 1 - s * s)).squareRoot())
+                let pixel = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                let occlusion = jawOcclusion * expf(-distance(from: pixel, toLine: jaw) / (jawShadowReach * band.halfWidth))
+                let shade = (luminance.x + luminance.y * n.x + luminance.z * n.y + luminance.w * n.z) * (1 - occlusion)
+                buffers.shade[i] = min(max(shade, shadeRange.lowerBound), shadeRange.upperBound)
+            }
+        }
+    }
+
+    /// The distance from `p` to the polyline through `points`.
+    static func distance(from p: Vec2, toLine points: [Vec2]) -> Float {
+        var best = Float.infinity
+        for k in 0..<max(0, points.count - 1) {
+            let a = points[k], ab = points[k + 1] - points[k]
+            let t = min(max(((p - a) * ab).sum() / max((ab * ab).sum(), 1e-6), 0), 1)
+            let d = p - (a + ab * t)
+            best = min(best, (d * d).sum())
+        }
+        return best.squareRoot()
     }
 
     /// Each triangle's part of the head, by its centroid in head space: below the chin (landmark 8) the neck;

@@ -90,10 +90,17 @@ extension TryOnEngine {
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
             // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
-            let drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
+            let width = frame.image.width, height = frame.image.height
+            var drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
             let heads = persons.compactMap { person -> (person: PersonHead, region: [UInt8])? in
                 guard let person else { return nil }
-                return (person, HeadRegion.skin(person, labels: drawn.labels, classes: hair.classes, width: frame.image.width, height: frame.image.height))
+                return (person, HeadRegion.skin(person, labels: drawn.labels, classes: hair.classes, width: width, height: height))
+            }
+            // Each neck lit as the cylinder HeadRegion draws it.
+            for (person, luminance) in zip(persons, drawn.luminance) {
+                guard let person, let luminance else { continue }
+                HeadRender.shadeNeck(HeadRegion.neckBand(person, classes: hair.classes, width: width, height: height),
+                                     jaw: Array(person.jaw[3...13]), luminance: luminance, width: width, height: height, buffers: &drawn)
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))

@@ -295,16 +295,34 @@ public enum HeadRegion {
     /// Below this many of the parse's neck pixels the neck's direction is the photo's down.
     static let neckPixelsForDirection = 50
 
-    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's); `classes`, the
-    /// own hair's parse (OwnHair's classes, photo-sized), gives the visible neck's direction.
-    public static func skin(_ person: PersonHead, labels: [UInt8], classes: [UInt8]?, width: Int, height: Int) -> [UInt8] {
-        precondition(labels.count == width * height && (classes?.count ?? labels.count) == labels.count)
-        var region = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
-        let grow = 1 + PersonHead.plateContourMargin
-        // The neck: its top under the jaw's points 4 and 12, its axis toward the visible neck.
+    /// The neck `skin` draws for one person: a band from `top` (under the jaw's points 4 and 12) along `down`
+    /// (a unit vector in the photo), `halfWidth` to each side, `length` long; all in pixels.
+    public struct NeckBand: Sendable, Equatable {
+        public var top: Vec2, down: Vec2, halfWidth: Float, length: Float
+
+        public init(top: Vec2, down: Vec2, halfWidth: Float, length: Float) {
+            self.top = top
+            self.down = down
+            self.halfWidth = halfWidth
+            self.length = length
+        }
+
+        /// Where `pixel` lies on the band: `along` its axis from the top, `across` it over the half-width
+        /// (−1…1 inside), or nil off the band.
+        public func place(_ pixel: Vec2) -> (along: Float, across: Float)? {
+            let d = pixel - top
+            let along = (d * down).sum(), off = (d * Vec2(-down.y, down.x)).sum()
+            guard along >= 0, along <= length, abs(off) <= halfWidth else { return nil }
+            return (along, off / halfWidth)
+        }
+    }
+
+    /// The neck band of `person`: its top under the jaw's points 4 and 12, its axis toward the visible neck
+    /// (`classes`, the own hair's parse, photo-sized; straight down the photo where too little of it shows).
+    public static func neckBand(_ person: PersonHead, classes: [UInt8]?, width: Int, height: Int) -> NeckBand {
         let top = (person.jaw[4] + person.jaw[12]) / 2
         let jawWidth = ((person.jaw[12] - person.jaw[4]) * (person.jaw[12] - person.jaw[4])).sum().squareRoot()
-        let neckHalf = neckToJaw * jawWidth / 2, length = neckLength * person.middleThird
+        let length = neckLength * person.middleThird
         var down = Vec2(0, 1)
         if let classes {
             var sum = Vec2(), count = 0
@@ -324,7 +342,16 @@ public enum HeadRegion {
                 if n > 1, d.y > 0 { down = d / n }
             }
         }
-        let side = Vec2(-down.y, down.x)
+        return NeckBand(top: top, down: down, halfWidth: neckToJaw * jawWidth / 2, length: length)
+    }
+
+    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's); `classes`, the
+    /// own hair's parse (OwnHair's classes, photo-sized), gives the visible neck's direction.
+    public static func skin(_ person: PersonHead, labels: [UInt8], classes: [UInt8]?, width: Int, height: Int) -> [UInt8] {
+        precondition(labels.count == width * height && (classes?.count ?? labels.count) == labels.count)
+        var region = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
+        let grow = 1 + PersonHead.plateContourMargin
+        let neck = neckBand(person, classes: classes, width: width, height: height)
         // The cheekbones' row and the face's sides there (grown as the face's outline is).
         let cheekRight = person.local(person.jaw[1]), cheekLeft = person.local(person.jaw[15])
         let cheekUp = min(cheekRight.up, cheekLeft.up)
@@ -337,9 +364,7 @@ public enum HeadRegion {
         }
         for i in 0..<(width * height) {
             let pixel = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
-            let d = pixel - top
-            let along = (d * down).sum(), off = (d * side).sum()
-            if along >= 0 && along <= length && abs(off) <= neckHalf { region[i] = 255; continue }
+            if neck.place(pixel) != nil { region[i] = 255; continue }
             guard labels[i] == cranium else { continue }
             let p = person.local(pixel)
             if p.up >= 0 {

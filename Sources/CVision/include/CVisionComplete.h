@@ -21,7 +21,7 @@ typedef enum {
 // `source_mask` (non-zero = may be copied; hole pixels never are) is set. Pixels that are neither keep their
 // bytes and do not steer the match (a person beside the background hole). Every pixel outside the hole keeps
 // its value. Same inputs and seed, same output bytes. The search runs on the hole's box and a margin resampled
-// to at most 256 px on its long side, so its cost is bounded; the result is voted again at full resolution.
+// to at most 192 px on its long side, so its cost is bounded; the result is voted again at full resolution.
 int32_t cv_complete_rgb8(uint8_t *rgb, int32_t width, int32_t height, const uint8_t *hole_mask, const uint8_t *source_mask,
                          uint64_t seed);
 // The same for linear-light float RGB (any range; distances are squared differences of these values).
