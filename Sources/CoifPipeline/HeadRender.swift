@@ -57,6 +57,8 @@ package enum HeadRender {
                 let h = estimate.harmonics
                 let l = h[0] * PhotoLightEstimate.rec709Luminance.x + h[1] * PhotoLightEstimate.rec709Luminance.y
                     + h[2] * PhotoLightEstimate.rec709Luminance.z
+                // Summed term by term into the running total, not through relativeLuminance: grouping each
+                // sample's terms first moves the mean by an ulp and a pixel of a turned face's neck by a level.
                 let mean = samples.reduce(Float(0)) { $0 + l.x + l.y * $1.normal.x + l.z * $1.normal.y + l.w * $1.normal.z } / Float(samples.count)
                 if mean > 0 { luminance = l / mean }
             }
@@ -98,17 +100,20 @@ package enum HeadRender {
         for y in y0...y1 {
             for x in x0...x1 {
                 let i = y * width + x
+                let pixel = Vec2(Float(x) + 0.5, Float(y) + 0.5)
                 guard buffers.labels[i] != HeadRegion.lowerFace, buffers.labels[i] != HeadRegion.cranium,
-                      let place = band.place(Vec2(Float(x) + 0.5, Float(y) + 0.5)) else { continue }
+                      let place = band.place(pixel) else { continue }
                 // OpenCV camera space: x right, y down, the camera along −z from the surface.
                 let s = place.across, n = Vec3(side.x * s, side.y * s, -(max(0, 1 - s * s)).squareRoot())
-                let pixel = Vec2(Float(x) + 0.5, Float(y) + 0.5)
                 let occlusion = jawOcclusion * expf(-distance(from: pixel, toLine: jaw) / (jawShadowReach * band.halfWidth))
-                let shade = (luminance.x + luminance.y * n.x + luminance.z * n.y + luminance.w * n.z) * (1 - occlusion)
+                let shade = relativeLuminance(luminance, at: n) * (1 - occlusion)
                 buffers.shade[i] = min(max(shade, shadeRange.lowerBound), shadeRange.upperBound)
             }
         }
     }
+
+    /// The skin's relative luminance at camera-space normal `n` under order-1 harmonics `l` (Buffers.luminance).
+    @inline(__always) static func relativeLuminance(_ l: SIMD4<Float>, at n: Vec3) -> Float { l.x + l.y * n.x + l.z * n.y + l.w * n.z }
 
     /// The distance from `p` to the polyline through `points`.
     static func distance(from p: Vec2, toLine points: [Vec2]) -> Float {
@@ -167,7 +172,7 @@ package enum HeadRender {
                 buffers.labels[i] = label
                 if let l = luminance {
                     let n = normalize((normals.0 * perspective.0 + normals.1 * perspective.1 + normals.2 * perspective.2) / sum)
-                    let shade = l.x + l.y * n.x + l.z * n.y + l.w * n.z
+                    let shade = relativeLuminance(l, at: n)
                     buffers.shade[i] = min(max(shade, shadeRange.lowerBound), shadeRange.upperBound)
                 } else {
                     buffers.shade[i] = 0

@@ -92,15 +92,15 @@ extension TryOnEngine {
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
             let width = frame.image.width, height = frame.image.height
             var drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
-            let heads = persons.compactMap { person -> (person: PersonHead, region: [UInt8])? in
-                guard let person else { return nil }
-                return (person, HeadRegion.skin(person, labels: drawn.labels, classes: hair.classes, width: width, height: height))
+            // Each person's neck band: part of their skin region, and lit as the cylinder it is.
+            let necks = persons.map { $0.map { HeadRegion.neckBand($0, classes: hair.classes, width: width, height: height) } }
+            let heads = zip(persons, necks).compactMap { person, neck -> (person: PersonHead, region: [UInt8])? in
+                guard let person, let neck else { return nil }
+                return (person, HeadRegion.skin(person, neck: neck, labels: drawn.labels, width: width, height: height))
             }
-            // Each neck lit as the cylinder HeadRegion draws it.
-            for (person, luminance) in zip(persons, drawn.luminance) {
-                guard let person, let luminance else { continue }
-                HeadRender.shadeNeck(HeadRegion.neckBand(person, classes: hair.classes, width: width, height: height),
-                                     jaw: Array(person.jaw[3...13]), luminance: luminance, width: width, height: height, buffers: &drawn)
+            for ((person, neck), luminance) in zip(zip(persons, necks), drawn.luminance) {
+                guard let person, let neck, let luminance else { continue }
+                HeadRender.shadeNeck(neck, jaw: Array(person.jaw[3...13]), luminance: luminance, width: width, height: height, buffers: &drawn)
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: otherFaces(sized), seed: seed)
             return (filled.image, filled.scalp, filled.skin, heads.map(\.person))

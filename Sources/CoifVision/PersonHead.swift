@@ -320,6 +320,7 @@ public enum HeadRegion {
     /// The neck band of `person`: its top under the jaw's points 4 and 12, its axis toward the visible neck
     /// (`classes`, the own hair's parse, photo-sized; straight down the photo where too little of it shows).
     public static func neckBand(_ person: PersonHead, classes: [UInt8]?, width: Int, height: Int) -> NeckBand {
+        precondition(classes.map { $0.count == width * height } ?? true)
         let top = (person.jaw[4] + person.jaw[12]) / 2
         let jawWidth = ((person.jaw[12] - person.jaw[4]) * (person.jaw[12] - person.jaw[4])).sum().squareRoot()
         let length = neckLength * person.middleThird
@@ -345,13 +346,12 @@ public enum HeadRegion {
         return NeckBand(top: top, down: down, halfWidth: neckToJaw * jawWidth / 2, length: length)
     }
 
-    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's); `classes`, the
-    /// own hair's parse (OwnHair's classes, photo-sized), gives the visible neck's direction.
-    public static func skin(_ person: PersonHead, labels: [UInt8], classes: [UInt8]?, width: Int, height: Int) -> [UInt8] {
-        precondition(labels.count == width * height && (classes?.count ?? labels.count) == labels.count)
+    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's), with `neck`, the
+    /// person's neck band (`neckBand`; the plate also shades it, so it is found once).
+    public static func skin(_ person: PersonHead, neck: NeckBand, labels: [UInt8], width: Int, height: Int) -> [UInt8] {
+        precondition(labels.count == width * height)
         var region = person.faceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
         let grow = 1 + PersonHead.plateContourMargin
-        let neck = neckBand(person, classes: classes, width: width, height: height)
         // The cheekbones' row and the face's sides there (grown as the face's outline is).
         let cheekRight = person.local(person.jaw[1]), cheekLeft = person.local(person.jaw[15])
         let cheekUp = min(cheekRight.up, cheekLeft.up)

@@ -24,7 +24,8 @@ final class HeadRegionTests: XCTestCase {
         let width = frame.image.width, height = frame.image.height
         let labels = HeadRender.draw(parsed.analyses.map { var a = $0; a.ownHair = parsed.hair; return a }, head: engine.head).labels
         XCTAssertGreaterThan(labels.filter { $0 == HeadRegion.neck }.count, 500, "the drawn head has a neck")
-        let region = HeadRegion.skin(person, labels: labels, classes: parsed.hair.classes, width: width, height: height)
+        let region = HeadRegion.skin(person, neck: HeadRegion.neckBand(person, classes: parsed.hair.classes, width: width, height: height),
+                                     labels: labels, width: width, height: height)
         // The jaw line grown by 3% of the face's width, as a polygon about the nose (27).
         let hub = parsed.analyses[0].chosen.landmarks[27]
         let grow = 0.03 * 2 * person.halfWidth
