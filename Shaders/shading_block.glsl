@@ -17,4 +17,6 @@ layout(std140, binding = 0) uniform HairShadingBlock {
     float uTipFade;             // offset 72: fraction of the length over which tips thin out
     float uClumpVariation;      // offset 76: light a clump receives, ±fraction between clumps
     float uRootFadeMm;          // offset 80: length over which a strand grows in from nothing at its root
+    float uStrandLightVariation;  // offset 84: light each strand catches of its own, ±fraction
+    float uAlongLightVariation;   // offset 88: that light's swing along the strand, ±fraction
 };

@@ -23,6 +23,15 @@ out float vFromRootMm;    // distance from the root (mm), for the root's fade-in
 
 #include "hash.glsl"
 
+// Value noise along a strand, 0…1: a hash of the strand and of each whole step of `t`, blended smoothly between
+// steps (a strand's corners sit a segment apart, so the swing is smooth along it and the same on both edges).
+float alongNoise(uint strand, float t) {
+    float step0 = floor(t);
+    float a = float(coifHash(strand ^ (uint(step0) * 0x9E3779B9U)) & 0xffffU) / 65536.0;
+    float b = float(coifHash(strand ^ (uint(step0 + 1.0) * 0x9E3779B9U)) & 0xffffU) / 65536.0;
+    return mix(a, b, smoothstep(0.0, 1.0, t - step0));
+}
+
 // Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
 // positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
@@ -43,8 +52,18 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
     if (any(greaterThan(uFillRadiance, vec3(0.0)))) radiance += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance);
     // The clump's share of the light (HairShading.clumpVariation): the strands of one patch of scalp
-    // run as one streak, lighter or darker than its neighbours.
-    return radiance * occlusion * (1.0 + uClumpVariation * (clumpTone * 2.0 - 1.0));
+    // run as one streak, lighter or darker than its neighbours. Within it each strand catches its own
+    // share, swinging along its length (strandLightVariation, alongLightVariation): strands separate. Light
+    // hair scatters most of its light on through other fibres (its multiple-scattering albedo is high), which
+    // evens out what any one strand catches, so the spread shrinks as that albedo nears a clear fibre's:
+    // whole on black hair, little on platinum.
+    uint strand = uint(strandRandom * 16777216.0);
+    float own = float(coifHash(strand ^ 0x68E31DA4U) & 0xffffU) / 65536.0;
+    float swing = alongNoise(strand ^ 0xB5297A4DU, along * 2.5 + float(coifHash(strand ^ 0x1B56C4E9U) & 0xffU) / 256.0);
+    float separate = clamp(1.0 - dot(ms, vec3(0.2126, 0.7152, 0.0722)) / multipleScatteringAlbedo(vec3(0.0)).x, 0.0, 1.0);
+    float strandLight = (1.0 + separate * uStrandLightVariation * (own * 2.0 - 1.0)) *
+                        (1.0 + separate * uAlongLightVariation * (swing * 2.0 - 1.0));
+    return radiance * occlusion * (1.0 + uClumpVariation * (clumpTone * 2.0 - 1.0)) * strandLight;
 }
 
 void main() {

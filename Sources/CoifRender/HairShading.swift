@@ -37,12 +37,22 @@ public struct HairShading: Sendable, Equatable {
     /// places, not one blunt ribbon: without this the roots along a hairline or part drew a row of square
     /// stubs on the skin. Under the hair the fade is hidden by the under-layer and the strands above.
     public var rootFadeMm: Float
+    /// How much light each strand catches of its own, ±fraction (a hash of the strand, on every lobe). The
+    /// clump's tone moves a streak; this separates the strands within it, as a real head's fibres lie at
+    /// slightly different angles and depths. σ_a's spread (`colorVariation`) hardly shows on dark hair, whose
+    /// light is mostly its colourless R highlight. Symmetric about 1: the hair's mean colour stays put.
+    public var strandLightVariation: Float
+    /// How much that light varies along a strand, ±fraction: smooth value noise of the strand's length, about
+    /// two and a half swings root to tip (strand.vert), as a fibre twists and passes over and under others.
+    public var alongLightVariation: Float
 
     /// Every field given; the defaults are those `init(color:)` uses.
     public init(recipe: HairRecipe, longitudinalRoughness: Float = 0.25, azimuthalRoughness: Float = 0.3,
                 cuticleTiltDegrees: Float = 2, indexOfRefraction: Float = HairFiber.indexOfRefraction,
                 colorVariation: Float = 0.25, rootOcclusion: Float = 0.55, tipFade: Float = 0.25,
-                clumpVariation: Float = HairShading.defaultClumpVariation, rootFadeMm: Float = 4) {
+                clumpVariation: Float = HairShading.defaultClumpVariation, rootFadeMm: Float = 4,
+                strandLightVariation: Float = HairShading.defaultStrandLightVariation,
+                alongLightVariation: Float = HairShading.defaultAlongLightVariation) {
         self.recipe = recipe
         self.longitudinalRoughness = longitudinalRoughness
         self.azimuthalRoughness = azimuthalRoughness
@@ -53,6 +63,8 @@ public struct HairShading: Sendable, Equatable {
         self.tipFade = tipFade
         self.clumpVariation = clumpVariation
         self.rootFadeMm = rootFadeMm
+        self.strandLightVariation = strandLightVariation
+        self.alongLightVariation = alongLightVariation
     }
 
     /// ±0.6: chosen on the face-parsing network's "reads as hair" figure over the 15 styles on three
@@ -60,6 +72,9 @@ public struct HairShading: Sendable, Equatable {
     /// (long-straight 40 → 61 / 68%, lob 91 → 97%), ±0.8 starts to cost the bun and the afro in their
     /// worst photo.
     public static let defaultClumpVariation: Float = 0.6
+    /// Chosen on `coif eval look`'s detail ratio (docs/look.md, "Strands that separate").
+    public static let defaultStrandLightVariation: Float = 0.5
+    public static let defaultAlongLightVariation: Float = 0.5
 
     public init(color: HairColor) {
         self.init(recipe: color.recipe)

@@ -30,9 +30,9 @@ struct HairShadingBlock: BitwiseCopyable {
     var tipFade: Float                // 72
     var clumpVariation: Float         // 76
     var rootFadeMm: Float             // 80
-    var padding0: Float = 0           // 84
-    var padding1: Float = 0           // 88
-    var padding2: Float = 0           // 92
+    var strandLightVariation: Float   // 84
+    var alongLightVariation: Float    // 88
+    var padding0: Float = 0           // 92
 
     init(_ shading: HairShading) {
         let recipe = shading.recipe
@@ -51,6 +51,8 @@ struct HairShadingBlock: BitwiseCopyable {
         tipFade = shading.tipFade
         clumpVariation = shading.clumpVariation
         rootFadeMm = shading.rootFadeMm
+        strandLightVariation = shading.strandLightVariation
+        alongLightVariation = shading.alongLightVariation
     }
 
     /// The GLSL member each field feeds, with its std140 offset (for the layout test).
@@ -70,6 +72,8 @@ struct HairShadingBlock: BitwiseCopyable {
         ("uTipFade", MemoryLayout<Self>.offset(of: \.tipFade)),
         ("uClumpVariation", MemoryLayout<Self>.offset(of: \.clumpVariation)),
         ("uRootFadeMm", MemoryLayout<Self>.offset(of: \.rootFadeMm)),
+        ("uStrandLightVariation", MemoryLayout<Self>.offset(of: \.strandLightVariation)),
+        ("uAlongLightVariation", MemoryLayout<Self>.offset(of: \.alongLightVariation)),
     ]
 }
 

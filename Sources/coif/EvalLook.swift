@@ -19,6 +19,9 @@ struct EvalLook: ParsableCommand {
     @Option(help: "Comma-separated styles.")
     var styles: String = "long-wavy,pixie"
 
+    @Option(help: "Comma-separated colours to render and judge (reads-as-hair per colour); `own` gives the own colour's ΔE76 and the detail ratio.")
+    var colors: String = LookEvaluation.judgedColors.joined(separator: ",")
+
     @Flag(help: "Measure the presets on Coif's head instead of photos.")
     var presets = false
 
@@ -44,7 +47,9 @@ struct EvalLook: ParsableCommand {
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.split(separator: ",").map(String.init)
             for name in names { _ = try engine.styles.resolve(name) }
-            let colorNames = LookEvaluation.judgedColors
+            let colorNames = colors.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !colorNames.isEmpty else { throw CoifError.invalidOption(name: "--colors", reason: "give at least one colour") }
+            for name in colorNames { _ = try HairColor.parse(name) }
             if !json {
                 print("photo                      style          own L*a*b*          rendered L*a*b*     ΔE76    ΔL    ΔH  chroma own/new  detail  " + colorNames.map { padded($0, 10) }.joined(separator: " "))
             }

@@ -78,54 +78,64 @@ final class TryOnTests: XCTestCase {
         XCTAssertGreaterThan(Double(changedInside) / Double(hairPixels), 0.9, "auburn → platinum should change nearly every hair pixel")
     }
 
-    /// The strands of one patch of scalp share a tone (HairShading.clumpVariation), so the hair shows streaks
-    /// lighter and darker than their neighbours instead of averaging to one flat tone within each pixel;
-    /// symmetric about 1, so its mean brightness stays where the colour put it.
-    func testClumpsRunAsStreaksOfTheirOwnToneAroundTheSameMean() throws {
+    /// The hair's mean luminance over fully covered pixels, and their mean departure from the mean of the
+    /// (2·radius+1)² window around them (all of it hair): the hair's broad shading and highlight hardly move it;
+    /// streaks and strands of their own tone do.
+    private func hairTexture(_ look: HairLook, seed: UInt64, radius: Int) throws -> (mean: Double, deviation: Double) {
         let engine = try Fixtures.sharedEngine()
         let base = try demoResult()
-        func hairLuminance(clumpVariation: Float, seed: UInt64) throws -> (mean: Double, deviation: Double) {
+        var job = TryOnJob(input: .frame(base.analysis.frame), look: look)
+        job.seed = seed
+        var timing = FrameTiming()
+        let result = try engine.render([base.analysis], job: job, timing: &timing)
+        let image = result.images.composite, matte = result.images.matte, w = image.width, h = image.height
+        var luminance = [Double](repeating: 0, count: w * h)
+        for p in 0..<(w * h) {
+            luminance[p] = 0.2126 * Double(image.pixels[p * 3]) + 0.7152 * Double(image.pixels[p * 3 + 1])
+                + 0.0722 * Double(image.pixels[p * 3 + 2])
+        }
+        let side = Double((2 * radius + 1) * (2 * radius + 1))
+        var total = 0.0, departure = 0.0, count = 0
+        for y in radius..<(h - radius) {
+            for x in radius..<(w - radius) where matte.pixels[y * w + x] == 255 {
+                var sum = 0.0, inside = true
+                for dy in -radius...radius {
+                    for dx in -radius...radius {
+                        let q = (y + dy) * w + x + dx
+                        if matte.pixels[q] != 255 { inside = false }
+                        sum += luminance[q]
+                    }
+                }
+                guard inside else { continue }
+                total += luminance[y * w + x]
+                departure += abs(luminance[y * w + x] - sum / side)
+                count += 1
+            }
+        }
+        XCTAssertGreaterThan(count, 1_500)
+        return (total / Double(count), departure / Double(count))
+    }
+
+    /// The strands of one patch of scalp share a tone (HairShading.clumpVariation), so the hair shows streaks
+    /// lighter and darker than their neighbours instead of averaging to one flat tone within each pixel;
+    /// symmetric about 1, so its mean brightness stays where the colour put it. Streaks are a few pixels
+    /// wide: measured against the 7×7 window.
+    func testClumpsRunAsStreaksOfTheirOwnToneAroundTheSameMean() throws {
+        func texture(clumpVariation: Float, seed: UInt64) throws -> (mean: Double, deviation: Double) {
             var look = HairLook(color: try HairColor.parse("auburn"))
             look.shading.clumpVariation = clumpVariation
-            var job = TryOnJob(input: .frame(base.analysis.frame), look: look)
-            job.seed = seed
-            var timing = FrameTiming()
-            let result = try engine.render([base.analysis], job: job, timing: &timing)
-            let image = result.images.composite, matte = result.images.matte, w = image.width, h = image.height
-            var luminance = [Double](repeating: 0, count: w * h)
-            for p in 0..<(w * h) {
-                luminance[p] = 0.2126 * Double(image.pixels[p * 3]) + 0.7152 * Double(image.pixels[p * 3 + 1])
-                    + 0.0722 * Double(image.pixels[p * 3 + 2])
-            }
-            // Streaks are a few pixels wide: each fully covered pixel's departure from the mean of the 7×7
-            // window around it (all of it hair), which the hair's broad shading and highlight hardly move.
-            var total = 0.0, departure = 0.0, count = 0
-            for y in 3..<(h - 3) {
-                for x in 3..<(w - 3) where matte.pixels[y * w + x] == 255 {
-                    var sum = 0.0, inside = true
-                    for dy in -3...3 {
-                        for dx in -3...3 {
-                            let q = (y + dy) * w + x + dx
-                            if matte.pixels[q] != 255 { inside = false }
-                            sum += luminance[q]
-                        }
-                    }
-                    guard inside else { continue }
-                    total += luminance[y * w + x]
-                    departure += abs(luminance[y * w + x] - sum / 49)
-                    count += 1
-                }
-            }
-            XCTAssertGreaterThan(count, 1_500)
-            return (total / Double(count), departure / Double(count))
+            // The clumps alone: each strand's own light (the next test) would dilute their share.
+            look.shading.strandLightVariation = 0
+            look.shading.alongLightVariation = 0
+            return try hairTexture(look, seed: seed, radius: 3)
         }
         // Over three seeds: which clumps of the seeded tone field land in view (and whether light ones lie
         // beside dark ones) varies from one strand layout to the next (a 1° slide of the bob moved one
         // seed's figure from +30% to +14%); the three together measure the clumps, not one draw.
         var flat = (mean: 0.0, deviation: 0.0), clumped = (mean: 0.0, deviation: 0.0)
         for seed: UInt64 in 1...3 {
-            let f = try hairLuminance(clumpVariation: 0, seed: seed)
-            let c = try hairLuminance(clumpVariation: HairShading.defaultClumpVariation, seed: seed)
+            let f = try texture(clumpVariation: 0, seed: seed)
+            let c = try texture(clumpVariation: HairShading.defaultClumpVariation, seed: seed)
             flat = (flat.mean + f.mean / 3, flat.deviation + f.deviation / 3)
             clumped = (clumped.mean + c.mean / 3, clumped.deviation + c.deviation / 3)
         }
@@ -133,6 +143,28 @@ final class TryOnTests: XCTestCase {
                      flat.mean, clumped.mean, flat.deviation, clumped.deviation, HairShading.defaultClumpVariation))
         XCTAssertGreaterThan(clumped.deviation, flat.deviation * 1.15, "clumps should add tonal variation")
         XCTAssertEqual(clumped.mean, flat.mean, accuracy: flat.mean * 0.06, "and keep the mean")
+    }
+
+    /// Within a clump each strand catches its own light, swinging along its length
+    /// (HairShading.strandLightVariation, alongLightVariation): strands separate at the scale of a pixel or
+    /// two (each pixel against its 3×3 window), around the same mean. Light hair, whose light scatters on
+    /// through other fibres, separates less: platinum's gain is smaller than dark brown's.
+    func testStrandsSeparateByTheirOwnLightLessSoOnLightHair() throws {
+        func gain(_ color: String) throws -> (ratio: Double, mean: Double, meanBefore: Double) {
+            var plain = HairLook(color: try HairColor.parse(color))
+            plain.shading.strandLightVariation = 0
+            plain.shading.alongLightVariation = 0
+            let before = try hairTexture(plain, seed: 1, radius: 1)
+            let after = try hairTexture(HairLook(color: try HairColor.parse(color)), seed: 1, radius: 1)
+            print(String(format: "TryOnTests: %@ hair, departure from the 3×3 mean %.2f → %.2f, mean %.1f → %.1f", color,
+                         before.deviation, after.deviation, before.mean, after.mean))
+            return (after.deviation / before.deviation, after.mean, before.mean)
+        }
+        let dark = try gain("dark-brown"), light = try gain("platinum")
+        XCTAssertGreaterThan(dark.ratio, 1.08, "dark hair's strands should separate")
+        XCTAssertEqual(dark.mean, dark.meanBefore, accuracy: dark.meanBefore * 0.06, "around the same mean")
+        XCTAssertLessThan(light.ratio - 1, 0.6 * (dark.ratio - 1), "light hair separates less than dark")
+        XCTAssertEqual(light.mean, light.meanBefore, accuracy: light.meanBefore * 0.06)
     }
 
     func testSameInputsGiveByteIdenticalPNGs() throws {
