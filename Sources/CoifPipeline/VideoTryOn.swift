@@ -134,7 +134,8 @@ public final class VideoTryOn: @unchecked Sendable {
         }
         guard options.keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be at least 1") }
         guard (0...3600).contains(options.warmUpSeconds) else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
-        try LevelOfDetail.checkStrands(job.strands)
+        // The still's own checks of the render's settings (field of view, detail, strands, face, the style).
+        _ = try job.validate(styles: engine.styles)
         let reader = try VideoReader(path: options.input)
         let info = reader.info
         var range = options.frames ?? 0...Int.max

@@ -125,3 +125,42 @@ struct StyleDirectoryOptions: ParsableArguments {
     /// Every user catalog's files (COIF_STYLES's and these): inputs no output may replace.
     var catalogFiles: [String] { StyleLibrary.userCatalogFiles(directories: StyleLibrary.environmentDirectories() + directories) }
 }
+
+/// The render's own flags, declared once for every command that renders hair on a person (render, video,
+/// bench): the same names, help and defaults everywhere, and one mapping to `RenderSettings`, the form a
+/// batch job file and a golden case give them in, so each checks and applies them the same way.
+struct RenderFlags: ParsableArguments {
+    @Option(help: "Seed for child strand placement and per-strand variation.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Horizontal field of view of the camera in degrees (default: a photo's EXIF focal length, else 50).")
+    var fovDegrees: Double?
+
+    @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
+    var detail: Double = 1
+
+    @Option(help: "Draw exactly this many strands (the guides plus interpolated children; fewer than the guides: that many guides) instead of the automatic count.")
+    var strands: Int?
+
+    @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first (no parse, no plate).")
+    var keepOwnHair = false
+
+    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
+    var noShadows = false
+
+    @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face's shading.")
+    var studioLight = false
+
+    @Flag(help: "Leave the hair as rendered instead of giving it the picture's grain and softness at the face.")
+    var sharpHair = false
+
+    @Flag(help: "Shade every clump of strands alike, without the tone each clump takes from its patch of scalp.")
+    var flatClumps = false
+
+    /// The flags as settings, with the command's face and PNG effort.
+    func settings(face: FaceChoice, pngCompression: PNGCompression? = nil) -> RenderSettings {
+        RenderSettings(seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
+                       keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair,
+                       flatClumps: flatClumps, pngCompression: pngCompression?.rawValue)
+    }
+}

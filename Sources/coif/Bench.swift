@@ -27,11 +27,8 @@ struct Bench: ParsableCommand {
     @Option(help: "Hair colour for the whole-still runs.")
     var color: HairColor = try! HairColor.parse("dark-brown")
 
-    @Flag(help: "Draw over the person's own hair (no parse, no plate): what own-hair removal adds is the difference.")
-    var keepOwnHair = false
-
-    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
-    var noShadows = false
+    /// The render's flags, as `coif render` takes them (--keep-own-hair: what own-hair removal adds is the difference).
+    @OptionGroup var flags: RenderFlags
 
     @OptionGroup var global: GlobalOptions
 
@@ -67,8 +64,7 @@ struct Bench: ParsableCommand {
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let initMs = monotonicMs() - initStart
             var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
-            job.removesOwnHair = !keepOwnHair
-            if noShadows { job.look.lighting.keyShadow = nil }
+            try flags.settings(face: .largest).apply(to: &job)
             let cold = try engine.run(job)
             var warm: [FrameTiming] = []
             for _ in 0..<iterations { warm.append(try engine.run(job).timing) }

@@ -36,38 +36,13 @@ struct Render: ParsableCommand {
     @Option(help: "Write the stage timings of this still as JSON to this file.")
     var timing: String?
 
-    @Option(help: "Seed for child strand placement and per-strand variation.")
-    var seed: UInt64 = 1
-
-    @Option(help: "Horizontal field of view of the photo's camera in degrees (default: EXIF focal length, else 50).")
-    var fovDegrees: Double?
-
     @OptionGroup var faces: FacesOption
     var face: FaceChoice { faces.face }
 
     @Option(help: "PNG encoder effort: fast (zlib level 1) or small (libpng default).")
     var pngCompression: PNGCompression = .fast
 
-    @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
-    var detail: Double = 1
-
-    @Option(help: "Draw exactly this many strands (the guides plus interpolated children; fewer than the guides: that many guides) instead of the automatic count.")
-    var strands: Int?
-
-    @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")
-    var keepOwnHair = false
-
-    @Flag(help: "Light the hair without the key light's shadow (the hair's on itself and the head's on the hair).")
-    var noShadows = false
-
-    @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face's shading.")
-    var studioLight = false
-
-    @Flag(help: "Leave the hair as rendered instead of giving it the photo's grain and softness at the face.")
-    var sharpHair = false
-
-    @Flag(help: "Shade every clump of strands alike, without the tone each clump takes from its patch of scalp.")
-    var flatClumps = false
+    @OptionGroup var flags: RenderFlags
 
     @Flag(help: "Print a table of the still's stage timings.")
     var showTiming = false
@@ -96,11 +71,7 @@ struct Render: ParsableCommand {
 
     /// The flags as settings: the one mapping from flags to a job that a batch job file and a golden case
     /// use too (RenderSettings).
-    var settings: RenderSettings {
-        RenderSettings(seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
-                       keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair,
-                       flatClumps: flatClumps, pngCompression: pngCompression.rawValue)
-    }
+    var settings: RenderSettings { flags.settings(face: face, pngCompression: pngCompression) }
 
     /// The command line as a job; `TryOnJob.validate` checks it (in `runOnce`).
     func makeJob() throws -> TryOnJob {

@@ -82,29 +82,7 @@ struct VideoCommand: ParsableCommand {
     @Option(help: "x264's constant rate factor (0–51; lower is better quality).")
     var crf: Int = 18
 
-    @Option(help: "Seed for child strand placement and per-strand variation.")
-    var seed: UInt64 = 1
-
-    @Option(help: "Horizontal field of view of the camera in degrees (default 50).")
-    var fovDegrees: Double?
-
-    @Option(help: "Strand count multiplier on the automatic level of detail (0.05–4).")
-    var detail: Double = 1
-
-    @Option(help: "Draw exactly this many strands.")
-    var strands: Int?
-
-    @Flag(help: "Draw the new hair over the person's own hair instead of taking it away first.")
-    var keepOwnHair = false
-
-    @Flag(help: "Light the hair without the key light's shadow.")
-    var noShadows = false
-
-    @Flag(help: "Light the hair with Coif's portrait lights instead of the light read from the face.")
-    var studioLight = false
-
-    @Flag(help: "Leave the hair as rendered instead of giving it the video's grain and softness.")
-    var sharpHair = false
+    @OptionGroup var flags: RenderFlags
 
     @Option(help: "Progress: 'auto' (a bar on a terminal, lines otherwise), 'bar', 'lines' (key=value lines on standard error, Open Job Description's openjd_progress and openjd_status on standard output) or 'none'.")
     var progress: String = "auto"
@@ -120,7 +98,6 @@ struct VideoCommand: ParsableCommand {
         guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
         guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
         guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
-        guard (0.05...4).contains(detail) else { throw CoifError.invalidOption(name: "--detail", reason: "must be 0.05–4, got \(detail)") }
         _ = try progressMode()
         if let frames {
             guard start == nil, duration == nil else {
@@ -145,9 +122,7 @@ struct VideoCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let began = monotonicMs()
-            var options = VideoTryOnOptions(input: input, output: output, style: style, color: color, settings: RenderSettings(
-                seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,
-                keepOwnHair: keepOwnHair, noShadows: noShadows, studioLight: studioLight, sharpHair: sharpHair))
+            var options = VideoTryOnOptions(input: input, output: output, style: style, color: color, settings: flags.settings(face: face))
             options.smoothing = try Self.smoothing(smoothing)
             options.tracking = FaceTrack.Parameters(redetectEvery: redetectEvery, holdSeconds: hold)
             options.keyframeEvery = keyframeEvery

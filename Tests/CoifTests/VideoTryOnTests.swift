@@ -261,6 +261,24 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.mp4"))
     }
 
+    /// The render's flags are `coif render`'s (one declaration, RenderFlags) and are checked as a still's are
+    /// (TryOnJob.validate): a field of view no lens has, a detail or a strand count out of range is exit 22
+    /// with one line naming the flag and no output; `--flat-clumps`, once missing from video, is taken. Before,
+    /// `--fov-degrees 500` rendered the clip through it and exited 0.
+    func testTheRenderFlagsAreTheStillsAndCheckedAsAStillsAre() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 2, in: dir)
+        for arguments in [["--fov-degrees", "500"], ["--detail", "9"], ["--strands", "0"]] {
+            let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/x.mp4", "--keep-own-hair", "--progress", "none"] + arguments)
+            XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(arguments[0]), run.stderr)
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.mp4"))
+        let run = try Fixtures.runCoif(["video", clip, "-o", dir + "/y.mp4", "--keep-own-hair", "--flat-clumps", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
     /// `--face 1` on a clip with one face is exit 13 naming the index, not every frame passed through silently.
     func testAFaceIndexTheClipDoesNotHaveIsExit13() throws {
         let dir = try Fixtures.temporaryDirectory()
