@@ -558,17 +558,14 @@ extension TryOnEngine {
 
 /// A clip's figures: frames by how their face was found, and each stage's times over the frames.
 public struct VideoSummary: Sendable {
-    public struct StageFigures: Codable, Sendable {
-        public var frames: Int
-        public var meanMs: Double, p50Ms: Double, p95Ms: Double, p99Ms: Double, maxMs: Double
-    }
-
     public var frames: Int
     public var states: [String: Int]
     public var keyframes: Int
     public var renderer: String
     public var wallSeconds: Double
-    public var stages: [(stage: Stage, figures: StageFigures)]
+    /// Each stage's times over the frames it ran in, summarised as `coif bench` summarises (DurationSummary:
+    /// one definition of a percentile).
+    public var stages: [(stage: Stage, figures: DurationSummary)]
     public var backgroundResets: Int
     /// The clip's own frame rate.
     public var clipFramesPerSecond: Double
@@ -589,11 +586,9 @@ public struct VideoSummary: Sendable {
         self.wallSeconds = wallSeconds
         self.backgroundResets = backgroundResets
         stages = Stage.allCases.compactMap { stage in
-            let values = records.compactMap { $0.timing[stage] }.sorted()
+            let values = records.compactMap { $0.timing[stage] }
             guard !values.isEmpty else { return nil }
-            func quantile(_ q: Double) -> Double { values[min(values.count - 1, Int((q * Double(values.count - 1)).rounded()))] }
-            return (stage, StageFigures(frames: values.count, meanMs: values.reduce(0, +) / Double(values.count), p50Ms: quantile(0.5),
-                                        p95Ms: quantile(0.95), p99Ms: quantile(0.99), maxMs: values.last!))
+            return (stage, DurationSummary(values))
         }
     }
 
@@ -602,7 +597,7 @@ public struct VideoSummary: Sendable {
         func r(_ x: Double) -> Double { (x * 100).rounded() / 100 }
         var stageObject: [String: Any] = [:]
         for (stage, f) in stages {
-            stageObject[stage.rawValue] = ["frames": f.frames, "mean_ms": r(f.meanMs), "p50_ms": r(f.p50Ms), "p95_ms": r(f.p95Ms),
+            stageObject[stage.rawValue] = ["frames": f.count, "mean_ms": r(f.meanMs), "p50_ms": r(f.p50Ms), "p95_ms": r(f.p95Ms),
                                            "p99_ms": r(f.p99Ms), "max_ms": r(f.maxMs)]
         }
         var object: [String: Any] = ["frames": frames, "states": states, "keyframes": keyframes, "renderer": renderer,
