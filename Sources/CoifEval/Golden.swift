@@ -182,9 +182,13 @@ public final class GoldenRunner {
     }
 
     /// The case as a try-on job (photo resolved against the manifest), so it is checked exactly as
-    /// `coif render` checks its flags.
+    /// `coif render` checks its flags. The seed may be given as the case's `seed` or as `flags.seed`; both,
+    /// disagreeing, is refused (exit 22, naming the case by the caller): one silently won before.
     public func job(_ c: GoldenCase, in manifest: GoldenManifest) throws -> TryOnJob {
         var job = TryOnJob(photoPath: manifest.photoPath(c), style: c.style, color: try HairColor.parse(c.color))
+        if let seed = c.seed, let flagSeed = c.flags?.seed, seed != flagSeed {
+            throw CoifError.invalidOption(name: "seed", reason: "the case's seed \(seed) and flags.seed \(flagSeed) disagree; give one")
+        }
         try c.flags?.apply(to: &job)
         if let seed = c.seed { job.seed = seed }
         return job

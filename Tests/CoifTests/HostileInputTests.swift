@@ -557,7 +557,8 @@ final class HostileInputTests: XCTestCase {
     // MARK: Minor rows
 
     /// verify fails a case whose NAME.json is missing or malformed (never a silent tolerance pass);
-    /// manifest tolerances are range-checked and a bad seed is named as one (22); `-o ""` is 30 before work.
+    /// manifest tolerances are range-checked, a bad seed is named as one and a case's seed that disagrees with
+    /// its flags.seed is refused, naming the case (22; one of the two silently won before); `-o ""` is 30 before work.
     func testGoldenAndOutputOddities() throws {
         let dir = try Fixtures.temporaryDirectory()
         let photo = try Fixtures.requireAstronaut()
@@ -567,6 +568,7 @@ final class HostileInputTests: XCTestCase {
             return path
         }
         for (name, extra, mentions) in [("seed", ", \"seed\": -1", "bad seed"),
+                                        ("seeds", ", \"seed\": 3, \"flags\": {\"seed\": 4}", "a: seed: the case's seed 3 and flags.seed 4 disagree"),
                                         ("threshold", ", \"tolerance\": {\"threshold\": -5}", "tolerance.threshold"),
                                         ("percent", ", \"tolerance\": {\"maxDifferingPercent\": 1000}", "tolerance.maxDifferingPercent")] {
             let run = try Fixtures.runCoif(["golden", "verify", try manifest(name, extra), "--dir", dir + "/g"])
