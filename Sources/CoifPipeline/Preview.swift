@@ -145,8 +145,9 @@ public final class PreviewEngine {
                                r[3] * target.x + r[4] * target.y + r[5] * target.z,
                                r[6] * target.x + r[7] * target.y + r[8] * target.z)
         let headToCamera = Mat4.rigid(rotationRowMajor: r, translation: SIMD3(-rt.x, -rt.y, distanceMm - rt.z))
-        // The level of detail a photo with this face size would get (face ≈ 140 mm across).
-        let faceWidthPx = 140 * f / distanceMm
+        // The level of detail a photo with this face size would get: the face as wide as the still's level of
+        // detail takes a face to be (it assumed 140 mm here, 150 there).
+        let faceWidthPx = LevelOfDetail.faceWidthMm * f / distanceMm
         let groom = try styles.groom(style)
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
                                        resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
