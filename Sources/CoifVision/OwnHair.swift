@@ -310,13 +310,16 @@ public enum HairPlate {
         return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
     }
 
-    /// Brows where the fill replaced a fringe over them: a stroke along each brow's five landmarks, up to 0.13
-    /// of the face's half-width thick a third of the way out from the inner end and thin at the tail, in the
-    /// colour of the person's own visible brow pixels (the parse's brow classes, matte under 0.3) or, where
-    /// fewer than 30 show, the own hair's at 70%; drawn at up to 85% over the fill with a grain of hairs
-    /// along the brow, by twice how much of each pixel the fill replaced (a fringe's soft edge still gets its
-    /// brow). Nothing is drawn where the fill changed nothing, so a visible brow keeps its bytes. Without it
-    /// the fringe's removal left a browless mask; with the fringe kept, smudges.
+    /// Brows where the fill replaced a fringe over them, drawn as brows grow: a faint base tone over each
+    /// brow's shape (up to 0.13 of the face's half-width thick a third of the way out from the inner end, thin
+    /// at the tail, along its five landmarks) and over it short single hairs, rooted inside the shape, that
+    /// stand up at the inner end and lie along the brow toward the tail, each with its own length, tilt, shade
+    /// and opacity, tapering to the tip. The colour is the darker part of the person's own visible brow pixels
+    /// (the parse's brow classes, matte under 0.3: the hairs, not the skin between them) or, where fewer than
+    /// 30 show, the own hair's at 70%. Laid by twice how much of each pixel the fill replaced (a fringe's soft
+    /// edge still gets its brow); nothing is drawn where the fill changed nothing, so a visible brow keeps its
+    /// bytes. Same inputs, same hairs: a fixed seed. A flat stroke with a blocky grain, drawn before, read as
+    /// painted on; without any, the fringe's removal left a browless mask.
     static func drawBrows(_ person: PersonHead, photo: [UInt8], hair: OwnHair, removed: [Float], width: Int, height: Int, into out: inout [UInt8]) {
         func linear(_ pixels: [UInt8], _ i: Int) -> Vec3 {
             let r = srgbToLinear(Float(pixels[3 * i]) / 255), g = srgbToLinear(Float(pixels[3 * i + 1]) / 255)
@@ -325,7 +328,7 @@ public enum HairPlate {
         func norm(_ v: Vec2) -> Float { (v * v).sum().squareRoot() }
         // Over the head's neighbourhood (four half-widths of the face about the brows), not the whole frame:
         // the same colours, and a 10-megapixel photo's loop stays small.
-        var browSum = Vec3(), browCount: Float = 0, hairSum = Vec3(), hairCount: Float = 0
+        var browPixels: [Vec3] = [], hairSum = Vec3(), hairCount: Float = 0
         let reach = 4 * person.halfWidth
         let left = max(0, Int(person.browCentre.x - reach)), right = min(width, Int(person.browCentre.x + reach) + 1)
         let top = max(0, Int(person.browCentre.y - reach)), bottom = min(height, Int(person.browCentre.y + reach) + 1)
@@ -333,12 +336,22 @@ public enum HairPlate {
         for y in top..<bottom {
             for x in left..<right {
                 let i = y * width + x, c = hair.classes[i]
-                if OwnHair.brows.contains(c) && hair.matte[i] < 0.3 { browSum += linear(photo, i); browCount += 1 }
+                if OwnHair.brows.contains(c) && hair.matte[i] < 0.3 { browPixels.append(linear(photo, i)) }
                 if hair.matte[i] > 0.9 { hairSum += linear(photo, i); hairCount += 1 }
             }
         }
         let colour: Vec3
-        if browCount >= 30 { colour = browSum / browCount } else if hairCount >= 30 { colour = hairSum / hairCount * 0.7 } else { return }
+        if browPixels.count >= 30 {
+            // The darker two fifths: a brow's pixels are its hairs and the skin showing between them.
+            func luma(_ v: Vec3) -> Float { 0.2126 * v.x + 0.7152 * v.y + 0.0722 * v.z }
+            let darker = browPixels.sorted { luma($0) < luma($1) }.prefix(max(1, browPixels.count * 2 / 5))
+            colour = darker.reduce(Vec3(), +) / Float(darker.count)
+        } else if hairCount >= 30 {
+            colour = hairSum / hairCount * 0.7
+        } else {
+            return
+        }
+        var random = SeededRandom(seed: 0xB5A1_0E5E_ED00_0001)
         for brow in person.features[0...1] {
             // Inner end first: the right brow runs 17 (outer) → 21 (inner), the left 22 (inner) → 26 (outer).
             let points = brow == person.features[0] ? Array(brow.reversed()) : brow
@@ -346,38 +359,84 @@ public enum HairPlate {
             for k in 1..<points.count { lengths.append(lengths[k - 1] + norm(points[k] - points[k - 1])) }
             let total = max(lengths.last!, 1)
             let thick = 0.13 * person.halfWidth
+            // Thickest a third of the way out from the inner end, thin at the tail (half-thickness at `along`).
+            func half(_ along: Float) -> Float { thick * (along < 0.3 ? 0.38 + 0.4 * along : 0.5 - 0.38 * (along - 0.3) / 0.7) }
+            // The brow's point, its direction outward and its up (toward the forehead) at `along`.
+            func frame(_ along: Float) -> (point: Vec2, outward: Vec2, up: Vec2) {
+                let at = along * total
+                var k = 1
+                while k < points.count - 1 && lengths[k] < at { k += 1 }
+                let d = points[k] - points[k - 1], length = max(norm(d), 1e-6)
+                let t = min(max((at - lengths[k - 1]) / length, 0), 1)
+                let outward = d / length
+                var up = Vec2(outward.y, -outward.x)
+                if up.y > 0 { up = -up }  // image y grows downward
+                return (points[k - 1] + d * t, outward, up)
+            }
             let xs = points.map(\.x), ys = points.map(\.y)
-            let x0 = max(0, Int(xs.min()! - thick - 2)), x1 = min(width - 1, Int(xs.max()! + thick + 2))
-            let y0 = max(0, Int(ys.min()! - thick - 2)), y1 = min(height - 1, Int(ys.max()! + thick + 2))
+            let margin = thick + 0.12 * person.halfWidth + 2
+            let x0 = max(0, Int(xs.min()! - margin)), x1 = min(width - 1, Int(xs.max()! + margin))
+            let y0 = max(0, Int(ys.min()! - margin)), y1 = min(height - 1, Int(ys.max()! + margin))
             guard x0 <= x1, y0 <= y1 else { continue }
-            // Hairs lie along the brow: the grain changes fast across it and slowly along it.
-            let hairPx = max(1, 0.012 * person.halfWidth), runPx = max(3, 0.06 * person.halfWidth)
+            let boxWidth = x1 - x0 + 1
+            // One layer over the box, premultiplied: the base tone, then each hair over it.
+            var layer = [Vec3](repeating: Vec3(), count: boxWidth * (y1 - y0 + 1))
+            var alpha = [Float](repeating: 0, count: layer.count)
+            func lay(_ x: Int, _ y: Int, _ c: Vec3, _ a: Float) {
+                let j = (y - y0) * boxWidth + (x - x0)
+                layer[j] = c * a + layer[j] * (1 - a)
+                alpha[j] = a + alpha[j] * (1 - a)
+            }
+            // The base tone: the skin under a brow is shaded by its hairs (three tenths, soft-edged).
             for y in y0...y1 {
                 for x in x0...x1 {
-                    let i = y * width + x
-                    guard removed[i] > 0.02 else { continue }
                     let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
-                    var best = Float.infinity, along: Float = 0, side: Float = 0
+                    var best = Float.infinity, along: Float = 0
                     for k in 1..<points.count {
                         let a = points[k - 1], d = points[k] - a
                         let t = min(max(((p - a) * d).sum() / max((d * d).sum(), 1e-6), 0), 1)
-                        let q = a + d * t
-                        let e = norm(p - q)
-                        if e < best {
-                            best = e
-                            along = (lengths[k - 1] + t * norm(d)) / total
-                            side = (p - q).x * d.y - (p - q).y * d.x >= 0 ? e : -e
-                        }
+                        let e = norm(p - (a + d * t))
+                        if e < best { best = e; along = (lengths[k - 1] + t * norm(d)) / total }
                     }
-                    // Thickest a third of the way out from the inner end, thin at the tail.
-                    let half = thick * (along < 0.3 ? 0.38 + 0.4 * along : 0.5 - 0.38 * (along - 0.3) / 0.7)
-                    let edge = min(max((half - best) / 2 + 0.5, 0), 1)
-                    guard edge > 0 else { continue }
-                    let across = Int32((side + thick) / hairPx), run = Int32((along * total + 0.5 * Float(across % 3) * runPx) / runPx)
-                    let key: UInt32 = (UInt32(bitPattern: across) &* 73856093) ^ (UInt32(bitPattern: run) &* 19349663)
-                    let grain: Float = 0.6 + 0.4 * Float((key ^ (key >> 13)) % 1000) / 1000
-                    let a = 0.85 * edge * grain * min(2 * removed[i], 1)
-                    let under = linear(out, i), blended = under * (1 - a) + colour * a
+                    let edge = min(max((half(along) - best) / max(1, 0.3 * half(along)) + 0.5, 0), 1)
+                    if edge > 0 { lay(x, y, colour, 0.3 * edge) }
+                }
+            }
+            // The hairs: about two and a half layers of them over the shape.
+            let hairLength = 0.08 * person.halfWidth, hairWidth = max(0.7, 0.014 * person.halfWidth)
+            let count = min(4000, max(24, Int(2.5 * total * thick * 0.75 / (hairLength * hairWidth))))
+            for _ in 0..<count {
+                let along = random.unitFloat()
+                let (point, outward, up) = frame(along)
+                let root = point + up * (random.uniform(-0.9, 0.7) * half(along))
+                // Standing up at the inner end, lying along the brow from a third of the way out.
+                let ramp = min(max((along - 0.1) / 0.3, 0), 1)
+                let tilt = (70 - 55 * ramp + 8 * random.gaussian()) * Float.pi / 180
+                let direction = outward * cos(tilt) + up * sin(tilt)
+                let length = hairLength * random.uniform(0.6, 1.3)
+                let tip = root + direction * length
+                let shade = colour * random.uniform(0.7, 1.25), opacity = random.uniform(0.45, 0.85)
+                let hx0 = max(x0, Int(min(root.x, tip.x) - hairWidth - 1)), hx1 = min(x1, Int(max(root.x, tip.x) + hairWidth + 1))
+                let hy0 = max(y0, Int(min(root.y, tip.y) - hairWidth - 1)), hy1 = min(y1, Int(max(root.y, tip.y) + hairWidth + 1))
+                guard hx0 <= hx1, hy0 <= hy1 else { continue }
+                for y in hy0...hy1 {
+                    for x in hx0...hx1 {
+                        let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                        let t = min(max(((p - root) * direction).sum() / length, 0), 1)
+                        let distance = norm(p - (root + direction * (t * length)))
+                        // Tapering to the tip: full width at the root, 0.4 of it at the end.
+                        let halfWidth = 0.5 * hairWidth * (1 - 0.6 * t)
+                        let coverage = min(max(halfWidth + 0.5 - distance, 0), 1)
+                        if coverage > 0 { lay(x, y, shade, opacity * coverage) }
+                    }
+                }
+            }
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let i = y * width + x, j = (y - y0) * boxWidth + (x - x0)
+                    guard removed[i] > 0.02, alpha[j] > 0 else { continue }
+                    let w = min(2 * removed[i], 1)
+                    let blended = linear(out, i) * (1 - alpha[j] * w) + layer[j] * w
                     out[3 * i] = UInt8(min(max(linearToSrgb(blended.x) * 255, 0), 255).rounded())
                     out[3 * i + 1] = UInt8(min(max(linearToSrgb(blended.y) * 255, 0), 255).rounded())
                     out[3 * i + 2] = UInt8(min(max(linearToSrgb(blended.z) * 255, 0), 255).rounded())

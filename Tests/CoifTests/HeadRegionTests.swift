@@ -162,6 +162,91 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertEqual(skinLike, 0, "skin-coloured pixels painted outside the head")
     }
 
+    /// Brows a fringe hid come back as brows grow, not as a painted stroke: on a synthetic head whose dark
+    /// fringe covers the forehead and brows, the plate's brows are darker than the forehead it lays around
+    /// them, and their hairs stand up at the inner end and lie along the brow toward the tail (the dominant
+    /// direction of the fine structure, from the structure tensor of luma over each third: ≥ 50° from the
+    /// brow's line over the inner third, ≤ 30° over the outer third). The stroke drawn before ran its grain
+    /// along the brow everywhere (33° and 18° at the inner end; now 90° and 79°).
+    func testBrowsUnderAFringeComeBackAsHairs() throws {
+        let side = 320
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.4)
+        let browLine = landmarks[17...26].map(\.y).max()! + 0.08 * person.halfWidth
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let centre = Vec2(160, 150), d = Vec2(Float(x), Float(y)) - centre
+                let fringe = face[i] != 0 && Float(y) < browLine
+                if face[i] != 0 && !fringe {
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8([214, 170, 140][c]) }
+                    classes[i] = OwnHair.skin
+                } else if fringe || (d * d).sum().squareRoot() < 140 {
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8([40, 30, 25][c]) }
+                    classes[i] = OwnHair.hair
+                    matte[i] = 1
+                } else {
+                    for c in 0..<3 { pixels[3 * i + c] = UInt8([60, 90, 150][c]) }
+                }
+            }
+        }
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic fringe over the brows"), hair: hair,
+                                       heads: [(person, face)], seed: 1).image
+        func luma(_ x: Int, _ y: Int) -> Float {
+            let i = 3 * (y * side + x)
+            return 0.2126 * Float(plate.pixels[i]) + 0.7152 * Float(plate.pixels[i + 1]) + 0.0722 * Float(plate.pixels[i + 2])
+        }
+        let thick = 0.13 * person.halfWidth
+        for brow in [Array(landmarks[17...21].reversed()), Array(landmarks[22...26])] {  // inner end first
+            var lengths: [Float] = [0]
+            for k in 1..<brow.count { lengths.append(lengths[k - 1] + ((brow[k] - brow[k - 1]) * (brow[k] - brow[k - 1])).sum().squareRoot()) }
+            let total = lengths.last!
+            let line = brow[brow.count - 1] - brow[0], lineAngle = atan2(line.y, line.x)
+            // Structure tensor sums per third, and the brow's and the forehead's luma.
+            var tensors = [(xx: Float(0), xy: Float(0), yy: Float(0)), (xx: Float(0), xy: Float(0), yy: Float(0))]
+            var browLuma: Float = 0, browCount: Float = 0, foreheadLuma: Float = 0, foreheadCount: Float = 0
+            let xs = brow.map(\.x), ys = brow.map(\.y)
+            for y in Int(ys.min()! - 3 * thick)...Int(ys.max()! + thick) {
+                for x in Int(xs.min()!)...Int(xs.max()!) {
+                    let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                    var best = Float.infinity, along: Float = 0
+                    for k in 1..<brow.count {
+                        let a = brow[k - 1], d = brow[k] - a
+                        let t = min(max(((p - a) * d).sum() / max((d * d).sum(), 1e-6), 0), 1)
+                        let q = a + d * t, e = ((p - q) * (p - q)).sum().squareRoot()
+                        if e < best { best = e; along = (lengths[k - 1] + t * (d * d).sum().squareRoot()) / total }
+                    }
+                    if best < 0.3 * thick {
+                        browLuma += luma(x, y); browCount += 1
+                        let gx = (luma(x + 1, y) - luma(x - 1, y)) / 2, gy = (luma(x, y + 1) - luma(x, y - 1)) / 2
+                        if along < 0.3 { tensors[0] = (tensors[0].xx + gx * gx, tensors[0].xy + gx * gy, tensors[0].yy + gy * gy) }
+                        if along > 0.6 { tensors[1] = (tensors[1].xx + gx * gx, tensors[1].xy + gx * gy, tensors[1].yy + gy * gy) }
+                    } else if best > 2 * thick && p.y < brow.map(\.y).min()! {
+                        foreheadLuma += luma(x, y); foreheadCount += 1
+                    }
+                }
+            }
+            XCTAssertGreaterThan(browCount, 30)
+            XCTAssertGreaterThan(foreheadCount, 30)
+            XCTAssertLessThan(browLuma / browCount, 0.85 * foreheadLuma / foreheadCount, "the brow is darker than the forehead")
+            // The hairs run across the dominant gradient; their angle from the brow's line, 0…90°.
+            let angles = tensors.map { t -> Float in
+                let gradient = 0.5 * atan2(2 * t.xy, t.xx - t.yy), hairs = gradient + .pi / 2
+                var difference = abs(hairs - lineAngle).truncatingRemainder(dividingBy: .pi)
+                if difference > .pi / 2 { difference = .pi - difference }
+                return difference * 180 / .pi
+            }
+            print(String(format: "HeadRegionTests: brow hairs %.0f° from the brow's line at the inner end, %.0f° at the tail; brow luma %.0f, forehead %.0f",
+                         angles[0], angles[1], browLuma / browCount, foreheadLuma / foreheadCount))
+            XCTAssertGreaterThanOrEqual(angles[0], 50, "the inner end's hairs stand up")
+            XCTAssertLessThanOrEqual(angles[1], 30, "the tail's hairs lie along the brow")
+        }
+    }
+
     /// Long hair over the shoulders of a synthetic head: a blue wall behind, the neck and a red top showing
     /// in a narrow gap between the hair's two wide curtains (a red top wider than the curtains below). Where
     /// the curtains hung over the shoulders (below the chin, out to the shoulders' width) the fill continues
