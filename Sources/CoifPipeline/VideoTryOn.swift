@@ -126,8 +126,9 @@ public final class VideoTryOn: @unchecked Sendable {
                     progress: @escaping @Sendable (VideoProgress) -> Void = { _ in }) throws -> VideoSummary {
         let start = monotonicMs()
         let style = try engine.style(named: options.style)
+        // The style as asked (a catalog name or a groom file's path), so the job resolves it as a still's does.
         var job = TryOnJob(input: .frame(Frame(image: PixelImage(width: 1, height: 1, channels: 3, pixels: [0, 0, 0]), source: options.input)),
-                           style: style.name, look: HairLook(color: options.color))
+                           style: options.style, look: HairLook(color: options.color))
         try options.settings.apply(to: &job)
         guard job.face != .all else {
             throw CoifError.invalidOption(name: "--face", reason: "a clip follows one face: 'largest' or an index, not 'all'")

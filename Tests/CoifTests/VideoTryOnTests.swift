@@ -279,6 +279,26 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
     }
 
+    /// A groom file as `--style` on a clip, as on a still: the job names the file, so checking it as a still's
+    /// (TryOnJob.validate) resolves the file, not its bare name.
+    func testAGroomFileIsAStyleForAClip() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("c.mp4", filter: "crop=384:384:64:16", frames: 1, in: dir)
+        let engine = try Fixtures.sharedEngine()
+        let guides = try engine.styles.groom(try engine.styles.resolve("lob")).guides
+        var obj = "", next = 1
+        for k in 0..<guides.strandCount { for p in guides.strand(k) { obj += "v \(p.x) \(p.y) \(p.z)\n" } }
+        for k in 0..<guides.strandCount {
+            let count = guides.strand(k).count
+            obj += "l " + (next..<(next + count)).map(String.init).joined(separator: " ") + "\n"
+            next += count
+        }
+        try obj.write(toFile: dir + "/curves.obj", atomically: true, encoding: .utf8)
+        let run = try Fixtures.runCoif(["video", clip, "--style", dir + "/curves.obj", "-o", dir + "/x.mp4", "--keep-own-hair", "--progress", "none"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/x.mp4"))
+    }
+
     /// `--face 1` on a clip with one face is exit 13 naming the index, not every frame passed through silently.
     func testAFaceIndexTheClipDoesNotHaveIsExit13() throws {
         let dir = try Fixtures.temporaryDirectory()
