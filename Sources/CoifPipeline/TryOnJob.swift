@@ -107,6 +107,15 @@ public struct TryOnJob: Sendable {
     /// problem as a CoifError naming the option (or the file). Writes nothing.
     @discardableResult
     public func validate(styles: StyleLibrary) throws -> Style {
+        try validateSettings()
+        let style = try styles.resolve(style)
+        try OutputPaths.checkWritable(outputs.paths, inputs: inputPaths(style: style, styles: styles), creatable: outputs.layerPaths)
+        return style
+    }
+
+    /// The render's settings alone (field of view, detail, strands, face, a pinned level of detail), before
+    /// any style or file is looked at: what a command checks before it loads a model.
+    public func validateSettings() throws {
         try FaceAnalyzer.checkFieldOfView(fieldOfViewDegrees)
         guard Self.detailRange.contains(detail) else {
             throw CoifError.invalidOption(name: "--detail", reason: "must be between 0.05 and 4, got \(detail)")
@@ -118,9 +127,6 @@ public struct TryOnJob: Sendable {
         if let lod = levelOfDetail, lod.strandCount < 1 || lod.pointsPerStrand < 2 || !(lod.widthScale > 0) {
             throw CoifError.invalidOption(name: "levelOfDetail", reason: "needs ≥ 1 strand of ≥ 2 points and a positive width scale")
         }
-        let style = try styles.resolve(style)
-        try OutputPaths.checkWritable(outputs.paths, inputs: inputPaths(style: style, styles: styles), creatable: outputs.layerPaths)
-        return style
     }
 
     /// The files the job reads (a photo, the style's files and every user catalog): no output may be one of them.

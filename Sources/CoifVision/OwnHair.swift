@@ -299,7 +299,10 @@ public enum HairPlate {
             }
         }
         guard status == 0 else { throw CoifError.internalError("own hair: the fill failed (\(status))") }
-        for (person, _) in heads { drawBrows(person, photo: image.pixels, hair: hair, removed: remove, width: width, height: height, into: &out) }
+        for (k, (person, _)) in heads.enumerated() {
+            drawBrows(person, photo: image.pixels, hair: hair, removed: remove, width: width, height: height,
+                      seed: seed ^ (UInt64(k) &* 0x9E37_79B9_7F4A_7C15), into: &out)
+        }
         // Sideburns taper: the most any head allows over each scalp pixel.
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
@@ -318,9 +321,12 @@ public enum HairPlate {
     /// (the parse's brow classes, matte under 0.3: the hairs, not the skin between them) or, where fewer than
     /// 30 show, the own hair's at 70%. Laid by twice how much of each pixel the fill replaced (a fringe's soft
     /// edge still gets its brow); nothing is drawn where the fill changed nothing, so a visible brow keeps its
-    /// bytes. Same inputs, same hairs: a fixed seed. A flat stroke with a blocky grain, drawn before, read as
-    /// painted on; without any, the fringe's removal left a browless mask.
-    static func drawBrows(_ person: PersonHead, photo: [UInt8], hair: OwnHair, removed: [Float], width: Int, height: Int, into out: inout [UInt8]) {
+    /// bytes, and a brow whose box the fill did not touch costs nothing. Same inputs and `seed`, same hairs:
+    /// each brow draws from its own stream, so a hair more or less on one (its length moving with the
+    /// landmarks, frame to frame) moves none on the other. A flat stroke with a blocky grain, drawn before,
+    /// read as painted on; without any, the fringe's removal left a browless mask.
+    static func drawBrows(_ person: PersonHead, photo: [UInt8], hair: OwnHair, removed: [Float], width: Int, height: Int,
+                          seed: UInt64, into out: inout [UInt8]) {
         func linear(_ pixels: [UInt8], _ i: Int) -> Vec3 {
             let r = srgbToLinear(Float(pixels[3 * i]) / 255), g = srgbToLinear(Float(pixels[3 * i + 1]) / 255)
             return Vec3(r, g, srgbToLinear(Float(pixels[3 * i + 2]) / 255))
@@ -351,8 +357,8 @@ public enum HairPlate {
         } else {
             return
         }
-        var random = SeededRandom(seed: 0xB5A1_0E5E_ED00_0001)
-        for brow in person.features[0...1] {
+        for (index, brow) in person.features[0...1].enumerated() {
+            var random = SeededRandom(seed: seed ^ 0xB5A1_0E5E_ED00_0001, stream: UInt64(index))
             // Inner end first: the right brow runs 17 (outer) → 21 (inner), the left 22 (inner) → 26 (outer).
             let points = brow == person.features[0] ? Array(brow.reversed()) : brow
             var lengths: [Float] = [0]
@@ -378,6 +384,12 @@ public enum HairPlate {
             let x0 = max(0, Int(xs.min()! - margin)), x1 = min(width - 1, Int(xs.max()! + margin))
             let y0 = max(0, Int(ys.min()! - margin)), y1 = min(height - 1, Int(ys.max()! + margin))
             guard x0 <= x1, y0 <= y1 else { continue }
+            // Nothing to draw where the fill changed nothing: most photos' brows.
+            var touched = false
+            for y in y0...y1 where !touched {
+                for x in x0...x1 where removed[y * width + x] > 0.02 { touched = true; break }
+            }
+            guard touched else { continue }
             let boxWidth = x1 - x0 + 1
             // One layer over the box, premultiplied: the base tone, then each hair over it.
             var layer = [Vec3](repeating: Vec3(), count: boxWidth * (y1 - y0 + 1))
@@ -389,7 +401,7 @@ public enum HairPlate {
             }
             // The base tone: the skin under a brow is shaded by its hairs (three tenths, soft-edged).
             for y in y0...y1 {
-                for x in x0...x1 {
+                for x in x0...x1 where removed[y * width + x] > 0.02 {
                     let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
                     var best = Float.infinity, along: Float = 0
                     for k in 1..<points.count {

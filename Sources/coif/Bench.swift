@@ -69,15 +69,18 @@ struct Bench: ParsableCommand {
             var warm: [FrameTiming] = []
             for _ in 0..<iterations { warm.append(try engine.run(job).timing) }
 
-            // Colour-only re-renders: face and pose cached, strands cached on the GPU.
+            // Colour-only re-renders: face and pose cached, strands cached on the GPU; the job's other
+            // settings (the render flags) as the warm runs had them.
             let colors = try ["auburn", "blonde", "black", "#6b3e26"].map(HairColor.parse)
             var recolorMs: [Double] = []
             var recolorStages: [FrameTiming] = []
             for i in 0..<iterations {
                 let start = monotonicMs()
                 var timing = FrameTiming()
-                let result = try engine.render(analysis: cold.analysis, style: style, color: colors[i % colors.count],
-                                               seed: job.seed, timing: &timing)
+                var recolored = job
+                recolored.look.shading.recipe = colors[i % colors.count].recipe
+                recolored.look.name = colors[i % colors.count].name
+                let result = try engine.render([cold.analysis], job: recolored, timing: &timing)
                 let bytes = try timing.measure(.encode) { try PNGFile.encode(result.images.composite) }
                 try timing.measure(.write) { try AtomicFile.write(bytes, to: directory + "/recolor.png") }
                 recolorMs.append(monotonicMs() - start)

@@ -98,6 +98,11 @@ struct VideoCommand: ParsableCommand {
         guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
         guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
         guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+        // The render's flags as a still checks them, here before a model is loaded or a frame counted (the
+        // clip's job checks them again, with its style).
+        var probe = TryOnJob(photoPath: input, color: color)
+        try flags.settings(face: face).apply(to: &probe)
+        try probe.validateSettings()
         _ = try progressMode()
         if let frames {
             guard start == nil, duration == nil else {

@@ -167,7 +167,7 @@ final class HeadRegionTests: XCTestCase {
     /// them, and their hairs stand up at the inner end and lie along the brow toward the tail (the dominant
     /// direction of the fine structure, from the structure tensor of luma over each third: ≥ 50° from the
     /// brow's line over the inner third, ≤ 30° over the outer third). The stroke drawn before ran its grain
-    /// along the brow everywhere (33° and 18° at the inner end; now 90° and 79°).
+    /// along the brow everywhere (33° and 18° at the inner end; now 66° and 77°).
     func testBrowsUnderAFringeComeBackAsHairs() throws {
         let side = 320
         let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.4)
