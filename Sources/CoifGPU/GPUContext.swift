@@ -4,6 +4,7 @@
 // An EGL context is current on one OS thread: create and use a GPUContext on one thread only.
 import CEGL
 import CoifCore
+import Foundation
 
 public final class GPUContext {
     public let display: EGLDisplay
@@ -78,11 +79,28 @@ public final class GPUContext {
     /// Where it is current, the thread's EGL state goes with it (eglReleaseThread): a worker that made its
     /// context leaves nothing of EGL's for its thread's exit to free while the process exits.
     deinit {
+        Self.lifecycle.lock()
+        defer { Self.lifecycle.unlock() }
         let current = eglGetCurrentContext() == context
         if current { eglMakeCurrent(display, nil, nil, nil) }
         eglDestroyContext(display, context)
         if current { eglReleaseThread() }
     }
+
+    /// Runs `body` (a context's creation, its programs' compiles and a warm-up frame) while no other thread
+    /// of the process creates or destroys a context. Two batch workers bringing up their engines at once
+    /// crashed in llvmpipe (SIGSEGV in swrast_dri.so in one worker while the other waited on a lock inside
+    /// it: once in three runs of BatchFaultTests' two-worker job under MALLOC_CHECK_ on 2026-11-28); Mesa's
+    /// software drivers are known to fault on contexts created from several threads at once. Bring-up is a
+    /// once-per-engine cost, so serialising it costs a batch a fraction of a second; rendering stays parallel.
+    /// Recursive: a context destroyed inside `body` (a failed bring-up) takes the same lock.
+    public static func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        return try body()
+    }
+
+    private static let lifecycle = NSRecursiveLock()
 
     public func hasExtension(_ name: String) -> Bool { extensions.contains(name) }
 

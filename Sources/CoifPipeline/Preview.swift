@@ -81,11 +81,14 @@ public final class PreviewEngine {
 
     /// The GPU side: context, the strand and head programs, and (with a size) a warm-up frame of that size
     /// unless `skipWarmUp` says, once the programs are ready, that the real frame can be drawn at once.
+    /// One engine's bring-up at a time in a process (GPUContext.serialized says why).
     private static func makeRenderer(warmUpSizePx: Int?, skipWarmUp: () -> Bool = { false }) throws -> HairRenderer {
-        let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
-        try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
-        if let warmUpSizePx, !skipWarmUp() { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
-        return renderer
+        try GPUContext.serialized {
+            let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
+            try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
+            if let warmUpSizePx, !skipWarmUp() { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
+            return renderer
+        }
     }
 
     /// One preview in one process (`coif preview`), start-up included. Everything that needs no GPU (the

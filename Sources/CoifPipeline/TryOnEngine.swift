@@ -85,13 +85,16 @@ public final class TryOnEngine {
         self.logger = logger
         self.styles = styles
         self.parserPath = parserPath
-        let context = try GPUContext()
-        renderer = try HairRenderer(context: context, shaderSource: { Assets.text("Shaders/" + $0) })
-        occluder = renderer.upload(head: styles.head)
+        // The GPU's bring-up, one engine at a time in a process (GPUContext.serialized says why).
+        (renderer, occluder) = try GPUContext.serialized {
+            let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
+            let occluder = renderer.upload(head: styles.head)
+            try renderer.warmUp()
+            return (renderer, occluder)
+        }
         headNormals = vertexNormals(vertices: styles.head.vertices, indices: styles.head.indices)
-        try renderer.warmUp()
         self.analyzer = try analyzer()
-        logger.debug("engine ready", metadata: ["renderer": "\(context.renderer)", "platform": "\(context.platform)"])
+        logger.debug("engine ready", metadata: ["renderer": "\(renderer.context.renderer)", "platform": "\(renderer.context.platform)"])
     }
 
     /// One still in one process (`coif render`): dlib's model load and then the photo's decode, detection,
