@@ -219,10 +219,11 @@ constexpr int kQuiltSidePx = 320;
 // resized back. Every golden and test photo but the 10-megapixel ones is within it.
 constexpr int kPlateSidePx = 1280;
 
-// How far below the chin bare shoulders begin to widen the body's skin, as a share of the head's height: the
-// neck's visible length. Skin widened from the chin itself lay beside the jaw where long hair had hung over
-// the wall (a beige slab beside a girl's neck, a band of skin under a chin).
-constexpr float kNeckLength = 0.3f;
+// Where the neck's sides meet the shoulders, as a share of the neck the head region draws below the chin: about
+// halfway down it, where the trapezius leaves the neck (the neck band ends near the breastbone's notch). Skin
+// and clothes widen from the same line, so the neck flares into the shoulders. Skin that widened only from
+// below the neck band (a third of the head's height lower) left the neck a column standing on square blocks.
+constexpr float kShoulderFromChin = 0.5f;
 
 // The shoulders' line from the neck: the half-width gained per pixel of drop where it leaves the neck (the
 // trapezius' ~16° below level; a 25° line, 2 px a pixel, narrowed the shoulders to a cone and left the wall
@@ -230,6 +231,12 @@ constexpr float kNeckLength = 0.3f;
 // (shoulders are ~2.6 head breadths wide).
 constexpr float kShoulderSlope = 3.5f;
 constexpr float kShoulderToHead = 1.3f;
+
+// A torso's light: what it loses at its silhouette, where its surface has turned 90° from the camera (about
+// what a cylinder under soft frontal light loses), and at most how far it leans toward the side the face is
+// lit from (the head's shading on its lit side over its other, as a share of their sum).
+constexpr float kTorsoTurn = 0.35f;
+constexpr float kTorsoLightLean = 0.25f;
 
 // The neck's width over the jaw's, a quarter of the face's height above the chin: a neck is about as wide as
 // the jaw's angles, and they lie a little below that row.
@@ -467,15 +474,29 @@ void keepRimColour(const cv::Mat &guide, const cv::Mat &laid, cv::Size small, co
 // - a smooth backdrop: the completion's fine texture alone (less its σ-1.5 mean), clipped at 2.5 robust σ of
 //   the backdrop's own (fineDetail's measure), over the smooth fill: the seams between patches of a ramp are
 //   steps, not texture (a gradient: worst error 24 of 255).
+// - the body (`body`: a neck, shoulders or a top continued under long hair) seen only in slivers, whose
+//   patches the search had to look for at twice its size: as a smooth backdrop, its fine texture scaled to no
+//   more than its sources' own. Whole copies of the few patches a sliver holds, laid over and over, made a
+//   maze of a pleated top and embossed a beaded one; a top seen whole (a polka-dot blouse) keeps its copies.
 // False where nothing could be completed (no source patch). Laying the completion whole where the region is
 // not one ramp was tried and not kept (docs/notes.md: it doubled the halo).
 bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Mat &sources, const cv::Mat &smooth, cv::Size small,
-                    uint64_t seed, cv::Mat &canvas) {
+                    uint64_t seed, bool body, cv::Mat &canvas) {
     cv::Mat completed;
-    if (coif::completeHole(perceptual, hole, sources, seed, completed) != coif::CompletionStatus::ok) return false;
+    coif::CompletionSettings settings;
+    coif::CompletionStatus status = coif::completeHole(perceptual, hole, sources, seed, completed, settings);
+    // Thin sources (a top seen only between strands of long hair) hold no whole patch at the search's bounded
+    // size: searched again at twice that size before the region keeps its smooth fill alone. (Four times as
+    // well cost img11's and img2's plates 300–600 ms more, for a sliver of neck the skin's fill serves.)
+    if (status == coif::CompletionStatus::noSources) {
+        settings.workLongSidePx *= 2;
+        status = coif::completeHole(perceptual, hole, sources, seed, completed, settings);
+    }
+    if (status != coif::CompletionStatus::ok) return false;
+    const bool sliver = body && settings.workLongSidePx != coif::CompletionSettings().workLongSidePx;
     cv::Mat perceptualSmall;
     cv::resize(perceptual, perceptualSmall, small, 0, 0, cv::INTER_AREA);
-    if (textureLevel(perceptualSmall, coif::maskAt(sources, small, true)) >= kTextureToCopy) {
+    if (!sliver && textureLevel(perceptualSmall, coif::maskAt(sources, small, true)) >= kTextureToCopy) {
         canvas = completed;
         keepRimColour(smooth, hole, small, perceptual, sources, canvas);
     } else {
@@ -490,8 +511,24 @@ bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Ma
             for (int x = 0; x < own.cols; ++x)
                 if (m[x]) magnitudes.push_back(std::fabs(lumaOf(o[x])));
         }
-        const float clip = 2.5f * robustSigma(magnitudes);
+        const float ownSpread = robustSigma(magnitudes), clip = 2.5f * ownSpread;
         cv::min(cv::max(detail, -clip), clip, detail);
+        if (sliver) {
+            // The body's fill carries no more grain than its sources do: copies of a top's busiest patches
+            // (beads, a knit's ridges) laid over and over embossed the whole fill with them.
+            // Both measured alike: the detail's robust spread over the hole and over the sources beside it.
+            std::vector<float> laid, beside;
+            for (int y = 0; y < detail.rows; ++y) {
+                const cv::Vec3f *d = detail.ptr<cv::Vec3f>(y);
+                const uint8_t *h = hole.ptr<uint8_t>(y), *m = sources.ptr<uint8_t>(y);
+                for (int x = 0; x < detail.cols; ++x) {
+                    if (h[x]) laid.push_back(std::fabs(lumaOf(d[x])));
+                    else if (m[x]) beside.push_back(std::fabs(lumaOf(d[x])));
+                }
+            }
+            const float spread = robustSigma(laid), sourceSpread = robustSigma(beside);
+            if (spread > sourceSpread && sourceSpread > 0) detail *= sourceSpread / spread;
+        }
         canvas = smooth + detail;
     }
     return true;
@@ -505,7 +542,6 @@ struct Region {
     cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values); empty where it continues nowhere
     float grain = 0;                 // the grain it carries where nothing is copied
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
-    bool skin = false;               // the body's skin (the neck): it widens into shoulders lower than clothes do
 };
 
 
@@ -672,15 +708,92 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         const double quiltScale = std::min(1.0, double(kQuiltSidePx) / longSide);
         const cv::Size quiltSize(std::max(1, int(std::lround(box.width * quiltScale))), std::max(1, int(std::lround(box.height * quiltScale))));
         const int tile = std::min(24, std::max(8, std::max(quiltSize.width, quiltSize.height) / 20)) & ~1;
+        // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin, fading
+        // in over the fifth of the head's height above the head region's foot, where the neck's sides show behind
+        // the jaw. Above, what the hair hid beside the head is background. Below, the body widens as shoulders do,
+        // not all at once: the neck's width (neckUnderJaw) down to where the trapezius leaves it
+        // (kShoulderFromChin), then out along the shoulders' line (shoulderLine), fading over a tenth of the head's
+        // width. Skin and clothes share that outline, so the neck flares into the shoulders. (The head region's
+        // foot is its neck band's end; `bare`, the face alone, ends at the chin.)
+        const cv::Rect head = cv::boundingRect(headBox);
+        const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
+        const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
+        const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
+        float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
+        neckUnderJaw(bareBox, headMiddle, neckHalfWidth);
+        const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
+        const cv::Rect face = cv::boundingRect(bareBox);
+        const float chin = face.empty() ? headBottom : std::min(float(face.y + face.height - 1), headBottom);
+        const float shoulderTop = chin + kShoulderFromChin * (headBottom - chin);
+        const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(head.width));
+        // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the
+        // shoulders' line, rounding over to the shoulders' width (an exponential approach, not a corner).
+        auto shoulderLine = [&](float drop) {
+            const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
+            return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
+        };
+        // The body is a volume, lit as the head is. Across each row a torso's section (an ellipse as wide as the
+        // body may be there) turns from the camera toward its sides, so the light it catches falls off there
+        // (kTorsoTurn at its silhouette) and leans toward the side the face is lit from (`shade`, the head's
+        // shading, on either side of its middle). The body's fill continues the visible body's colour over
+        // this shading and is shaded again where it lands, as the skin's is over the head's, so at the rim it
+        // is the photo's own: a body continued flat under long hair read as a cut-out dome.
+        float lightSide = 0;
+        if (shade && !head.empty()) {
+            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
+            double sum[2] = {0, 0};
+            int count[2] = {0, 0};
+            for (int y = head.y; y < head.y + head.height; ++y) {
+                const float *d = drawn.ptr<float>(y);
+                for (int x = head.x; x < head.x + head.width; ++x) {
+                    if (d[x] <= 0) continue;
+                    const int side = float(x) > headMiddle ? 1 : 0;
+                    sum[side] += d[x];
+                    ++count[side];
+                }
+            }
+            if (count[0] > 0 && count[1] > 0) {
+                const double left = sum[0] / count[0], right = sum[1] / count[1];
+                lightSide = float(std::min(std::max((right - left) / std::max(right + left, 1e-3), -double(kTorsoLightLean)),
+                                           double(kTorsoLightLean)));
+            }
+        }
+        // Where the body may be (`bodyWeight`, 0…1; `bodyZone`, over half) and its light (`torso`, a factor on
+        // perceptual values; 1 off the body). No head: no body to place.
+        cv::Mat bodyWeight(box.size(), CV_32F, cv::Scalar(0)), torso(box.size(), CV_32F, cv::Scalar(1));
+        if (!head.empty())
+            for (int y = 0; y < box.height; ++y) {
+                float *w = bodyWeight.ptr<float>(y), *lit = torso.ptr<float>(y);
+                const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
+                const float halfWidth = std::max(shoulderLine(float(y) - shoulderTop), 1.0f);
+                if (belowChin <= 0) continue;
+                for (int x = 0; x < box.width; ++x) {
+                    const float across = (float(x) - headMiddle) / halfWidth;
+                    w[x] = belowChin * std::min(std::max((halfWidth - std::fabs(float(x) - headMiddle)) / shoulderRamp + 0.5f, 0.0f), 1.0f);
+                    if (w[x] <= 0) continue;
+                    const float clamped = std::min(std::max(across, -1.0f), 1.0f);
+                    const float facing = std::sqrt(std::max(1 - clamped * clamped, 0.0f));
+                    const float light = (1 - kTorsoTurn * (1 - facing)) * (1 + lightSide * clamped);
+                    lit[x] = 1 + (std::pow(light, 1 / 2.2f) - 1) * w[x];
+                }
+            }
+        // What the parse calls background inside the body's zone is evidence for no region: it may be a dress or a
+        // sweater the parse does not know as clothes. Taken as the background's, it drew the background's smooth
+        // fill toward white round a girl's head over foliage, where the completion's copies of the foliage were
+        // then rejected as the wrong level (a grey haze); and copied round the head, it put the top there.
+        const cv::Mat bodyZone = bodyWeight > 0.5f;
         std::vector<Region> regions;
         cv::Mat tileShare;  // the completion's share of each box pixel, where it was made
         const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
                                          classBox == CV_PARSE_CLOTH};
         for (int kind = 0; kind < 3; ++kind) {
             Region region;
-            region.source = backgroundSource & regionSources[kind];
+            // The body's sources come nearer the hair than the background's: a top seen only between strands
+            // of long hair lies wholly within the band, and kept out it left no body to continue (a sweater
+            // painted over with the wall). A third of the band still keeps them off the strands' own edge.
+            region.source = kind == 0 ? backgroundSource & regionSources[kind] & (bodyZone == 0)
+                                      : regionSources[kind] & (headBox == 0) & (fromHair > float(std::max(1, band / 3)));
             region.body = kind > 0;
-            region.skin = kind == 1;
             if (cv::countNonZero(region.source) < 64) continue;
             regions.push_back(std::move(region));
         }
@@ -705,73 +818,36 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             anySource.convertTo(anyWeight, CV_32F, 1.0 / 255);
             // Smooth by nature: at most 128 px on the long side.
             cv::Mat continues = smoothFill(indicator, anyWeight, 128);
-            // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin
-            // (the head's lowest row), fading in over the fifth of the head's height above it, where the
-            // neck's sides show behind the jaw. Above, what the hair hid beside the head is background.
-            // Below it the body widens as shoulders do, not all at once: at the chin only the neck's width
-            // (neckUnderJaw), then along the shoulders' line (shoulderLine), fading over a tenth of the head's
-            // width. Where long hair hung to the photo's edge beside a close crop,
-            // the body's skin otherwise ran along the whole bottom as a band. Skin widens only from the neck's
-            // base (kNeckLength below the chin): a collar or a shirt's shoulder may stand high beside the
-            // neck, bare shoulders do not, and skin widened from the chin laid a slab beside the jaw.
-            const cv::Rect head = cv::boundingRect(headBox);
-            const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
-            const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
-            const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
-            float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
-            neckUnderJaw(bareBox, headMiddle, neckHalfWidth);
-            const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
-            const float neckBase = headBottom + kNeckLength * headHeight;
-            const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(head.width));
-            // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the
-            // shoulders' line, rounding over to the shoulders' width (an exponential approach, not a corner).
-            auto shoulderLine = [&](float drop) {
-                const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
-                return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
-            };
             // The body region the background's claim inside the shoulders passes to where no body region claims
             // it (the membrane's claims fall off away from the body's sources): the one with the most sources.
             size_t widestBody = 0;
             for (size_t k = 1; k < regions.size(); ++k)
                 if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
-            // Where the body may be (below the chin, within the shoulders): what the parse calls background
-            // there (a sweater, a dress it does not know as clothes) is not copied round the head.
-            cv::Mat label(box.size(), CV_8U, cv::Scalar(0)), bodyZone(box.size(), CV_8U, cv::Scalar(0));
+            cv::Mat label(box.size(), CV_8U, cv::Scalar(0));
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
                 cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
-                uint8_t *l = label.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y);
-                const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
-                const float clothHalfWidth = shoulderLine(float(y) - headBottom), skinHalfWidth = shoulderLine(float(y) - neckBase);
+                uint8_t *l = label.ptr<uint8_t>(y);
                 for (int x = 0; x < box.width; ++x) {
-                    const float off = std::fabs(float(x) - headMiddle);
-                    auto allowed = [&](float halfWidth) {
-                        return head.empty() ? 1.0f : belowChin * std::min(std::max((halfWidth - off) / shoulderRamp + 0.5f, 0.0f), 1.0f);
-                    };
-                    const float clothAllowed = allowed(clothHalfWidth), skinAllowed = allowed(skinHalfWidth);
-                    z[x] = !head.empty() && std::max(clothAllowed, skinAllowed) > 0.5f ? 255 : 0;  // no head: no body to place
+                    const float allowed = bodyWeight.at<float>(y, x);
                     // Above the chin and beyond the shoulders the body's claim passes to the background (region 0, when it is one).
                     cv::Vec3f claim = c[x];
-                    if (!regions[0].body) {
+                    // (No head: no shoulders to place, and the regions meet where their membranes do.)
+                    if (!head.empty() && !regions[0].body) {
                         // Inside them the background's claim passes to the body, in the body regions' own
                         // proportions: long hair over the shoulders hid the person's shoulders and top, not the wall
                         // behind, and a wall continued there left the head floating over it.
                         float bodyClaim = 0;
-                        cv::Vec3f allowedBy(0, 0, 0);
-                        for (size_t k = 1; k < regions.size(); ++k) {
-                            allowedBy[int(k)] = regions[k].skin ? skinAllowed : clothAllowed;
-                            bodyClaim += std::max(claim[int(k)], 0.0f) * allowedBy[int(k)];
-                        }
-                        // (No head: no shoulders to place, and the regions meet where their membranes do.)
-                        const float toBody = head.empty() ? 0.0f : std::max(claim[0], 0.0f) * std::max(clothAllowed, skinAllowed);
+                        for (size_t k = 1; k < regions.size(); ++k) bodyClaim += std::max(claim[int(k)], 0.0f);
+                        const float toBody = std::max(claim[0], 0.0f) * allowed;
                         if (widestBody > 0 && toBody > 0) {
                             claim[0] -= toBody;
                             for (size_t k = 1; k < regions.size(); ++k)
-                                claim[int(k)] += bodyClaim > 1e-4f ? toBody * std::max(claim[int(k)], 0.0f) * allowedBy[int(k)] / bodyClaim
+                                claim[int(k)] += bodyClaim > 1e-4f ? toBody * std::max(claim[int(k)], 0.0f) / bodyClaim
                                                                    : (k == widestBody ? toBody : 0.0f);
                         }
                         for (size_t k = 1; k < regions.size(); ++k) {
-                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowedBy[int(k)]);
+                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowed);
                             claim[int(k)] -= moved;
                             claim[0] += moved;
                         }
@@ -808,7 +884,14 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 // full size cost ~15 ms a region).
                 cv::Mat weight;
                 region.source.convertTo(weight, CV_32F, 1.0 / 255);
-                region.fill = smoothFill(perceptual, weight, 256);
+                if (region.body) {
+                    cv::Mat torso3, albedo;
+                    cv::merge(std::vector<cv::Mat>{torso, torso, torso}, torso3);
+                    cv::divide(perceptual, torso3, albedo);
+                    region.fill = smoothFill(albedo, weight, 256).mul(torso3);
+                } else {
+                    region.fill = smoothFill(perceptual, weight, 256);
+                }
                 // The grain it carries where nothing is copied into it.
                 region.grain = std::min(grainSigma(linear, region.source), 0.03f);
             }
@@ -840,9 +923,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             for (size_t k = 0; k < regions.size(); ++k) {
                 if (regions[k].fill.empty()) continue;
                 const cv::Mat hole = offHead & (channels[k] > 0.02f);
-                const cv::Mat sources = regions[k].body ? regions[k].source : regions[k].source & (bodyZone == 0);
+                const cv::Mat &sources = regions[k].source;
                 if (cv::countNonZero(hole) == 0 ||
-                    !completeRegion(perceptual, hole, sources, regions[k].fill, quiltSize, seed ^ (0x9E3779B97F4A7C15ull * k), canvases[k]))
+                    !completeRegion(perceptual, hole, sources, regions[k].fill, quiltSize, seed ^ (0x9E3779B97F4A7C15ull * k), regions[k].body, canvases[k]))
                     continue;
                 laids[k] = hole;
                 if (record && k == 0 && !regions[0].body) {
