@@ -253,60 +253,26 @@ final class HeadRegionTests: XCTestCase {
     /// the top, not the wall: the head does not float over the wall. Beside the head, above the chin, the wall
     /// continues.
     func testLongHairOverTheShouldersGivesWayToTheBodyNotTheWall() throws {
-        let side = 400
-        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
-        let chin = Int(landmarks[8].y.rounded()), faceHalf = Int(((landmarks[16].x - landmarks[0].x) / 2).rounded())
-        var pixels = [UInt8](repeating: 0, count: side * side * 3)
-        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
-        var matte = [Float](repeating: 0, count: side * side)
-        var random = SeededRandom(seed: 11)
         let skin: [Float] = [214, 170, 140], blue: [Float] = [50, 90, 170], red: [Float] = [170, 45, 45]
-        // Hair: round the head, and two curtains from the head down to the photo's foot over the shoulders,
-        // leaving the neck and the top's middle (a face's half-width each side) showing between them.
-        func isHair(_ x: Int, _ y: Int) -> Bool {
-            let d = hypotf(Float(x - 200), Float(y - 95))
-            return d < Float(faceHalf) * 1.45 || (y > 95 && abs(x - 200) > 2 * faceHalf / 3 && abs(x - 200) < 16 * faceHalf / 5)
-        }
-        for y in 0..<side {
-            for x in 0..<side {
-                let i = y * side + x
-                let n = Float(random.next() % 41) - 20
-                var value = blue, cls = OwnHair.background
-                if face[i] != 0 {
-                    value = skin; cls = OwnHair.skin
-                } else if isHair(x, y) {
-                    value = [40, 30, 25]; cls = OwnHair.hair; matte[i] = 1
-                } else if y > chin && y < chin + 2 * faceHalf && abs(x - 200) < 2 * faceHalf / 3 {
-                    value = skin; cls = OwnHair.neck
-                } else if y >= chin + 2 * faceHalf && abs(x - 200) < 16 * faceHalf / 5 {
-                    value = red; cls = OwnHair.cloth
-                }
-                let noisy = cls == OwnHair.hair ? value : value.map { $0 + n }
-                for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(noisy[c], 0), 255)) }
-                classes[i] = cls
-            }
-        }
-        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
-        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
-        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic shoulders"), hair: hair, heads: [(person, face)], seed: 1).image
-        func nearer(_ i: Int, _ a: [Float], than b: [Float]) -> Bool {
-            let p = (0..<3).map { Float(plate.pixels[3 * i + $0]) }
-            return zip(p, a).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } < zip(p, b).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+        let s = try curtainScene(gap: 2.0 / 3, seed: 11) { x, y, chin, faceHalf in
+            if y > chin && y < chin + 2 * faceHalf && abs(x - 200) < 2 * faceHalf / 3 { return (skin, OwnHair.neck) }
+            if y >= chin + 2 * faceHalf && abs(x - 200) < 16 * faceHalf / 5 { return (red, OwnHair.cloth) }
+            return (blue, OwnHair.background)
         }
         // Over the shoulders: from a face's height below the chin, 1.6–2.4 face half-widths out (the shoulders
-        // reach 2.6), nearer the wall beyond the curtains than the top between them.
+        // reach 2.6), nearer the top between the curtains than the wall beyond them.
         var shoulders = 0, top = 0, beside = 0, wall = 0
-        for y in (chin + 2 * faceHalf)..<side {
-            for x in 0..<side where isHair(x, y) && abs(x - 200) > 8 * faceHalf / 5 && abs(x - 200) < 12 * faceHalf / 5 {
+        for y in (s.chin + 2 * s.faceHalf)..<400 {
+            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > 8 * s.faceHalf / 5 && abs(x - 200) < 12 * s.faceHalf / 5 {
                 shoulders += 1
-                if nearer(y * side + x, red, than: blue) { top += 1 }
+                if s.nearer(x, y, red, than: blue) { top += 1 }
             }
         }
         // Beside the head, above the chin and out past the face: what the hair hid there is the wall.
-        for y in 40..<(chin - faceHalf / 2) {
-            for x in 0..<side where isHair(x, y) && face[y * side + x] == 0 && abs(x - 200) > faceHalf + faceHalf / 3 {
+        for y in 40..<(s.chin - s.faceHalf / 2) {
+            for x in 0..<400 where s.isHair(x, y) && s.face[y * 400 + x] == 0 && abs(x - 200) > s.faceHalf + s.faceHalf / 3 {
                 beside += 1
-                if nearer(y * side + x, blue, than: red) && nearer(y * side + x, blue, than: skin) { wall += 1 }
+                if s.nearer(x, y, blue, than: red) && s.nearer(x, y, blue, than: skin) { wall += 1 }
             }
         }
         print("HeadRegionTests: over the shoulders \(top) of \(shoulders) px continue the top; beside the head \(wall) of \(beside) px the wall")
