@@ -19,4 +19,5 @@ layout(std140, binding = 0) uniform HairShadingBlock {
     float uRootFadeMm;          // offset 80: length over which a strand grows in from nothing at its root
     float uStrandLightVariation;  // offset 84: light each strand catches of its own, ±fraction
     float uAlongLightVariation;   // offset 88: that light's swing along the strand, ±fraction
+    float uFibreVariation;        // offset 92: light of each fibre a wide ribbon stands for, ±fraction (0: none drawn)
 };

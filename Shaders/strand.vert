@@ -20,6 +20,9 @@ out float vAlongStrand;   // 0 at the root, 1 at the tip
 flat out float vStrandRandom;  // [0, 1), fixed per strand (16 bits); flat: interpolating a constant can come back an ulp off, and the dither hashes every bit
 out float vCoverage;      // real width / drawn width (<= 1 for sub-pixel strands)
 out float vFromRootMm;    // distance from the root (mm), for the root's fade-in
+out float vAcross;        // -1 … +1 across the ribbon, for the fibres a wide one stands for
+out float vDrawnPx;       // the ribbon's drawn width (pixels)
+out float vFibreContrast; // how much one fibre's light may differ from its neighbours' (1 on black hair, little on platinum)
 
 #include "hash.glsl"
 
@@ -35,7 +38,8 @@ float alongNoise(uint strand, float t) {
 // Shading runs here, once per ribbon corner, not per fragment: strands are a pixel or two wide, so the
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
 // positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
-vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom, float clumpTone) {
+// separate: how far this fibre's light may stray from its neighbours' (see below), for the fragment's fibres.
+vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom, float clumpTone, out float separate) {
     vec3 V = normalize(-positionView);
     vec3 N = normalize(mat3(uHeadToView) * positionHead);
     // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
@@ -60,7 +64,7 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     uint strand = uint(strandRandom * 16777216.0);
     float own = float(coifHash(strand ^ 0x68E31DA4U) & 0xffffU) / 65536.0;
     float swing = alongNoise(strand ^ 0xB5297A4DU, along * 2.5 + float(coifHash(strand ^ 0x1B56C4E9U) & 0xffU) / 256.0);
-    float separate = clamp(1.0 - dot(ms, vec3(0.2126, 0.7152, 0.0722)) / multipleScatteringAlbedo(vec3(0.0)).x, 0.0, 1.0);
+    separate = clamp(1.0 - dot(ms, vec3(0.2126, 0.7152, 0.0722)) / multipleScatteringAlbedo(vec3(0.0)).x, 0.0, 1.0);
     float strandLight = (1.0 + separate * uStrandLightVariation * (own * 2.0 - 1.0)) *
                         (1.0 + separate * uAlongLightVariation * (swing * 2.0 - 1.0));
     return radiance * occlusion * (1.0 + uClumpVariation * (clumpTone * 2.0 - 1.0)) * strandLight;
@@ -73,8 +77,12 @@ void main() {
     // w = (clump tone level + strand random) / 256 (StrandGeometry.packedRecord).
     float toneAndRandom = corner.record.w * 256.0;
     float strandRandom = fract(toneAndRandom);
+    float separate;
     vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, strandRandom,
-                      floor(toneAndRandom) / 255.0);
+                      floor(toneAndRandom) / 255.0, separate);
+    vFibreContrast = separate;
+    vAcross = corner.side;
+    vDrawnPx = corner.drawnPx;
     vAlongStrand = corner.along;
     vFromRootMm = corner.fromRootMm;
     vStrandRandom = strandRandom;

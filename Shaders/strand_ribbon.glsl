@@ -24,6 +24,8 @@ struct RibbonCorner {
     float along;        // 0 at the root, 1 at the tip
     float fromRootMm;   // straight-line distance from the strand's root (mm): its length near the root
     float coverage;     // real width / drawn width (<= 1 for sub-pixel strands)
+    float side;         // -1 on the ribbon's left edge, +1 on its right
+    float drawnPx;      // the ribbon's drawn width here (pixels)
 };
 
 vec4 pointRecord(int i) {
@@ -68,6 +70,8 @@ RibbonCorner ribbonCorner(int vertexID) {
     // thins instead of vanishing between samples or fattening into a solid sheet.
     float drawnPx = max(widthPx, 1.0);
     corner.coverage = widthPx / drawnPx;
+    corner.side = side;
+    corner.drawnPx = drawnPx;
     clip.xy += normalPx * side * drawnPx / uViewportPx * clip.w;
     corner.clip = clip;
     return corner;

@@ -45,6 +45,12 @@ public struct HairShading: Sendable, Equatable {
     /// How much that light varies along a strand, ±fraction: smooth value noise of the strand's length, about
     /// two and a half swings root to tip (strand.vert), as a fibre twists and passes over and under others.
     public var alongLightVariation: Float
+    /// How much light each fibre of a wide ribbon catches of its own, ±fraction (strand.frag). On a large face
+    /// the segment budget draws fewer, wider strands (LevelOfDetail's widthScale, 11× the catalog's width on a
+    /// 220-px face in long-wavy), each standing for a lock of fibres; drawn as one shade such a ribbon read as a
+    /// rope. Its width is split into fibres ~1.6 px wide, each with its own share of the light and darker at
+    /// its edges. 0 draws none; a ribbon under two fibres wide is one fibre whatever this is.
+    public var fibreVariation: Float
 
     /// Every field given; the defaults are those `init(color:)` uses.
     public init(recipe: HairRecipe, longitudinalRoughness: Float = 0.25, azimuthalRoughness: Float = 0.3,
@@ -52,7 +58,8 @@ public struct HairShading: Sendable, Equatable {
                 colorVariation: Float = 0.25, rootOcclusion: Float = 0.55, tipFade: Float = 0.25,
                 clumpVariation: Float = HairShading.defaultClumpVariation, rootFadeMm: Float = 4,
                 strandLightVariation: Float = HairShading.defaultStrandLightVariation,
-                alongLightVariation: Float = HairShading.defaultAlongLightVariation) {
+                alongLightVariation: Float = HairShading.defaultAlongLightVariation,
+                fibreVariation: Float = HairShading.defaultFibreVariation) {
         self.recipe = recipe
         self.longitudinalRoughness = longitudinalRoughness
         self.azimuthalRoughness = azimuthalRoughness
@@ -65,6 +72,7 @@ public struct HairShading: Sendable, Equatable {
         self.rootFadeMm = rootFadeMm
         self.strandLightVariation = strandLightVariation
         self.alongLightVariation = alongLightVariation
+        self.fibreVariation = fibreVariation
     }
 
     /// ±0.6: chosen on the face-parsing network's "reads as hair" figure over the 15 styles on three
@@ -75,6 +83,8 @@ public struct HairShading: Sendable, Equatable {
     /// Chosen on `coif eval look`'s detail ratio (docs/look.md, "Strands that separate").
     public static let defaultStrandLightVariation: Float = 0.5
     public static let defaultAlongLightVariation: Float = 0.5
+    /// By eye on a large face's long-wavy (docs/look.md, "Fibres in a wide strand").
+    public static let defaultFibreVariation: Float = 0.35
 
     public init(color: HairColor) {
         self.init(recipe: color.recipe)

@@ -32,7 +32,7 @@ struct HairShadingBlock: BitwiseCopyable {
     var rootFadeMm: Float             // 80
     var strandLightVariation: Float   // 84
     var alongLightVariation: Float    // 88
-    var padding0: Float = 0           // 92
+    var fibreVariation: Float         // 92
 
     init(_ shading: HairShading) {
         let recipe = shading.recipe
@@ -53,6 +53,7 @@ struct HairShadingBlock: BitwiseCopyable {
         rootFadeMm = shading.rootFadeMm
         strandLightVariation = shading.strandLightVariation
         alongLightVariation = shading.alongLightVariation
+        fibreVariation = shading.fibreVariation
     }
 
     /// The GLSL member each field feeds, with its std140 offset (for the layout test).
@@ -74,6 +75,7 @@ struct HairShadingBlock: BitwiseCopyable {
         ("uRootFadeMm", MemoryLayout<Self>.offset(of: \.rootFadeMm)),
         ("uStrandLightVariation", MemoryLayout<Self>.offset(of: \.strandLightVariation)),
         ("uAlongLightVariation", MemoryLayout<Self>.offset(of: \.alongLightVariation)),
+        ("uFibreVariation", MemoryLayout<Self>.offset(of: \.fibreVariation)),
     ]
 }
 

@@ -81,11 +81,12 @@ final class TryOnTests: XCTestCase {
     /// The hair's mean luminance over fully covered pixels, and their mean departure from the mean of the
     /// (2·radius+1)² window around them (all of it hair): the hair's broad shading and highlight hardly move it;
     /// streaks and strands of their own tone do.
-    private func hairTexture(_ look: HairLook, seed: UInt64, radius: Int) throws -> (mean: Double, deviation: Double) {
+    private func hairTexture(_ look: HairLook, seed: UInt64, radius: Int, levelOfDetail: LevelOfDetail? = nil) throws -> (mean: Double, deviation: Double) {
         let engine = try Fixtures.sharedEngine()
         let base = try demoResult()
         var job = TryOnJob(input: .frame(base.analysis.frame), look: look)
         job.seed = seed
+        if let levelOfDetail { job.levelOfDetail = levelOfDetail }
         var timing = FrameTiming()
         let result = try engine.render([base.analysis], job: job, timing: &timing)
         let image = result.images.composite, matte = result.images.matte, w = image.width, h = image.height
@@ -165,6 +166,23 @@ final class TryOnTests: XCTestCase {
         XCTAssertEqual(dark.mean, dark.meanBefore, accuracy: dark.meanBefore * 0.06, "around the same mean")
         XCTAssertLessThan(light.ratio - 1, 0.6 * (dark.ratio - 1), "light hair separates less than dark")
         XCTAssertEqual(light.mean, light.meanBefore, accuracy: light.meanBefore * 0.06)
+    }
+
+    /// A ribbon drawn wider than a fibre (few strands at a large width scale, as a large face gets) shows the
+    /// fibres it stands for: each its own share of the light, darker at its edges, so a lock reads as hairs
+    /// side by side, not a rope. 300 strands at 40× the catalog's width on astronaut.png: dark brown's
+    /// departure from its 3×3 mean must grow by a tenth or more, around the same mean (within 6%); without
+    /// the fibres (`fibreVariation` 0) the ribbons are one shade across.
+    func testAWideRibbonShowsTheFibresItStandsFor() throws {
+        let wide = LevelOfDetail(strandCount: 300, pointsPerStrand: 12, widthScale: 40)
+        var plain = HairLook(color: try HairColor.parse("dark-brown"))
+        plain.shading.fibreVariation = 0
+        let before = try hairTexture(plain, seed: 1, radius: 1, levelOfDetail: wide)
+        let after = try hairTexture(HairLook(color: try HairColor.parse("dark-brown")), seed: 1, radius: 1, levelOfDetail: wide)
+        print(String(format: "TryOnTests: wide ribbons, departure from the 3×3 mean %.2f → %.2f, mean %.1f → %.1f",
+                     before.deviation, after.deviation, before.mean, after.mean))
+        XCTAssertGreaterThan(after.deviation / before.deviation, 1.1, "a wide ribbon shows its fibres")
+        XCTAssertEqual(after.mean, before.mean, accuracy: before.mean * 0.06, "around the same mean")
     }
 
     func testSameInputsGiveByteIdenticalPNGs() throws {
