@@ -225,6 +225,10 @@ constexpr int kPlateSidePx = 1280;
 // below the neck band (a third of the head's height lower) left the neck a column standing on square blocks.
 constexpr float kShoulderFromChin = 0.5f;
 
+// The neck band's foot the body's skin takes its colour from, as a share of the band below the chin: a strip,
+// so the skin just under the band continues the band and the chest farther down keeps its own colour.
+constexpr float kNeckFootSeed = 0.1f;
+
 // The shoulders' line from the neck: the half-width gained per pixel of drop where it leaves the neck (the
 // trapezius' ~16° below level; a 25° line, 2 px a pixel, narrowed the shoulders to a cone and left the wall
 // behind where long hair had covered them), rounding over to kShoulderToHead of the head's width each side
@@ -540,6 +544,8 @@ bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Ma
 struct Region {
     cv::Mat source;                  // CV_8U: this region's source pixels
     cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values); empty where it continues nowhere
+    cv::Mat seed;                    // CV_8U, or empty: plate pixels (not the photo's) its fill's colour continues from too
+    cv::Mat seedValue;               // CV_32FC3, perceptual: what the plate lays at `seed`
     float grain = 0;                 // the grain it carries where nothing is copied
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
 };
@@ -672,7 +678,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                     if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
                     // The seam keeps the skin's highlights (a lit forehead beside a fringe): only what is darker
                     // than skin (a strand the parse calls skin) is not the skin the fill must meet.
-                    if (r[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 4.0f, 0.01f)) r[x] = 0;
+                    if (r[x] && !withinBand(l[x], skinMedian, 0.35f, 0, 4.0f, 0.01f)) r[x] = 0;
                 }
             }
         }
@@ -708,6 +714,98 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         const double quiltScale = std::min(1.0, double(kQuiltSidePx) / longSide);
         const cv::Size quiltSize(std::max(1, int(std::lround(box.width * quiltScale))), std::max(1, int(std::lround(box.height * quiltScale))));
         const int tile = std::min(24, std::max(8, std::max(quiltSize.width, quiltSize.height) / 20)) & ~1;
+        cv::Mat skinWeight;
+        skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
+        // Lit skin: where the head's shading under the photo's light is known (`shade`, the skin's predicted
+        // luminance at the drawn head's normal over its mean on the face), the fill continues the skin's colour
+        // over its shading (an albedo, up to one factor) and is shaded again where it lands: the forehead and
+        // temples a fringe hid turn from the light as the head does, and at the rim the fill is the visible
+        // skin's own colour (the ratio continued is continuous), so no step in tone where it joins.
+        cv::Mat shadeBox;
+        if (shade) {
+            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
+            if (cv::countNonZero(drawn > 0) > 0) {
+                // Off the drawn head (0) the shading continues the head's own, smoothly: a divisor that jumped to
+                // 1 at the mesh's outline drew its edge into the skin as a line. Softened over 1/100 of the box,
+                // so the mesh's facets do not show as bands.
+                cv::Mat known;
+                cv::Mat(drawn > 0).convertTo(known, CV_32F, 1.0 / 255);
+                cv::Mat value;
+                cv::merge(std::vector<cv::Mat>{drawn, drawn, drawn}, value);
+                cv::Mat filled = smoothFill(value, known, 128), channels[3];
+                cv::split(filled, channels);
+                shadeBox = drawn.clone();
+                channels[0].copyTo(shadeBox, drawn <= 0);
+                cv::GaussianBlur(shadeBox, shadeBox, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 100.0));
+                cv::max(shadeBox, 0.1f, shadeBox);
+            }
+        }
+        cv::Mat skinAlbedo = linear;  // shares `linear`'s pixels; a new matrix where divided
+        if (!shadeBox.empty()) {
+            cv::Mat shade3, albedo;
+            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
+            cv::divide(linear, shade3, albedo);
+            skinAlbedo = albedo;
+        }
+        // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
+        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(skinAlbedo, skinWeight, 256) : cv::Mat();
+        if (!shadeBox.empty() && cv::countNonZero(skinSource) > 0) {
+            cv::Mat shade3;
+            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
+            skinFill = skinFill.mul(shade3);
+        }
+        // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
+        // guidance field): the difference between the visible skin and the fill along the seam is continued
+        // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
+        // skin and inward it keeps its own shading. Without it, the fill, continued from sources a band away
+        // from the hair, met skin darkened by the hair's shadow with a step (astronaut's forehead: 11 levels).
+        if (cv::countNonZero(skinRim) > 0 && cv::countNonZero(skinSource) > 0) {
+            cv::Mat rimWeight, difference = linear - skinFill;
+            skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
+            skinFill += smoothFill(difference, rimWeight, kPlateSidePx);
+        }
+        // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
+        // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
+        const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
+        // The skin's own fine texture over the skin it fills (a forehead a fringe hid, temples, the skull
+        // under the drawn crop): half-size tiles of the face's visible skin, far from the hair, laid as the
+        // background's are and carrying only its detail (each pixel less its local mean, clipped at 2 robust
+        // σ, so a mole, a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill.
+        // White grain alone left a flat, poreless forehead that read as retouched; the tiles carry the
+        // mottling and pores the face beside it has; half the grain stays over them (tiles from smooth skin,
+        // the nose's bridge, carry little noise of their own).
+        cv::Mat skinLaid;
+        if (cv::countNonZero(skinSource) > 0) {
+            const int skinTile = std::max(6, tile / 2) & ~1;
+            const cv::Mat headHole = removingBox & (headBox != 0);
+            const cv::Mat skinFar = skinSource & farFromHair;
+            const std::vector<cv::Point> skinCentres = coif::tileCentres(coif::maskAt(skinFar, quiltSize, true), skinTile);
+            if (skinCentres.size() >= 16 && cv::countNonZero(headHole) > 0) {
+                // In linear light, unlike the background's: skin's detail is small against its level, so adding
+                // it there or in perceptual values differs by little, and the box's gamma passes cost more.
+                const cv::Mat holeSmall = coif::maskAt(headHole, quiltSize, false);
+                cv::Mat photoSmall = linear, canvasSmall;
+                if (quiltScale < 1) cv::resize(linear, photoSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                canvasSmall = photoSmall.clone();
+                cv::Mat fillSmall = skinFill;
+                if (quiltScale < 1) cv::resize(skinFill, fillSmall, quiltSize, 0, 0, cv::INTER_AREA);
+                fillSmall.copyTo(canvasSmall, holeSmall);
+                const cv::Mat everywhere(quiltSize, CV_8U, cv::Scalar(255));
+                const std::vector<coif::TilePlacement> plan =
+                    coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(skinSource, quiltSize, true), everywhere, skinCentres,
+                                    skinTile, seed ^ 0x5EED5C1Aull);
+                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
+                // The detail only where tiles come from: the sources far from the hair, grown by a tile.
+                const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
+                cv::Rect from = cv::boundingRect(skinFar);
+                from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, box.width, box.height);
+                cv::Mat fine(box.size(), CV_32FC3, cv::Scalar::all(0));
+                fineDetail(linear(from), skinSource(from), 2.0f).copyTo(fine(from));
+                coif::pasteTiles(fine, headHole, plan, skinTile, quiltScale, detail, skinLaid);
+                cv::add(skinFill, detail, skinFill, skinLaid);
+            }
+        }
+
         // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin, fading
         // in over the fifth of the head's height above the head region's foot, where the neck's sides show behind
         // the jaw. Above, what the hair hid beside the head is background. Below, the body widens as shoulders do,
@@ -782,6 +880,22 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // fill toward white round a girl's head over foliage, where the completion's copies of the foliage were
         // then rejected as the wrong level (a grey haze); and copied round the head, it put the top there.
         const cv::Mat bodyZone = bodyWeight > 0.5f;
+        // What the head's fill makes of its neck band (perceptual values): the photo where nothing is removed, the
+        // skin fill where the hair hid it. Empty when no skin continues there.
+        cv::Mat neckFill;
+        if (!skinFill.empty()) {
+            neckFill = linear.clone();
+            for (int y = 0; y < box.height; ++y) {
+                const float *r = removeBox.ptr<float>(y);
+                const cv::Vec3f *sk = skinFill.ptr<cv::Vec3f>(y);
+                cv::Vec3f *n = neckFill.ptr<cv::Vec3f>(y);
+                for (int x = 0; x < box.width; ++x) {
+                    const float k = std::min(std::max(r[x], 0.0f), 1.0f);
+                    n[x] = n[x] * (1 - k) + sk[x] * k;
+                }
+            }
+            Gamma::apply(neckFill, gamma22().encode);
+        }
         std::vector<Region> regions;
         cv::Mat tileShare;  // the completion's share of each box pixel, where it was made
         const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
@@ -795,6 +909,18 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                                       : regionSources[kind] & (headBox == 0) & (fromHair > float(std::max(1, band / 3)));
             region.body = kind > 0;
             if (cv::countNonZero(region.source) < 64) continue;
+            // The body's skin takes its colour from the neck the head's fill lays as well as from the skin the photo
+            // shows: the neck band's foot (kNeckFootSeed), where the hair hid it or the parse sees skin. Without
+            // it the band's foot, in the face's tone, met the body's skin, in the chest's, in a step: a pale neck
+            // standing on a shelf (img11, img2). Colour only: where the body continues as skin or clothes stays the
+            // visible body's to say (the foot's claim spread skin over a scrub top, ultralightfd 23).
+            if (kind == 1 && !neckFill.empty()) {
+                region.seed = (headBox != 0) & (bareBox == 0) & ((removeBox > 0.5f) | regionSources[1]);
+                const float footFrom = headBottom - std::max(2.0f, kNeckFootSeed * (headBottom - chin));
+                region.seed.rowRange(0, std::min(box.height, std::max(0, int(std::ceil(footFrom))))).setTo(0);
+                if (cv::countNonZero(region.seed) == 0) region.seed.release();
+                else region.seedValue = neckFill;
+            }
             regions.push_back(std::move(region));
         }
         // Only scraps of each: one region of them all.
@@ -816,6 +942,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             }
             cv::Mat anyWeight;
             anySource.convertTo(anyWeight, CV_32F, 1.0 / 255);
+
             // Smooth by nature: at most 128 px on the long side.
             cv::Mat continues = smoothFill(indicator, anyWeight, 128);
             // The body region the background's claim inside the shoulders passes to where no body region claims
@@ -883,14 +1010,21 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 // construction, and the texture borrowed below carries the fine scale (a 512² box filled at
                 // full size cost ~15 ms a region).
                 cv::Mat weight;
-                region.source.convertTo(weight, CV_32F, 1.0 / 255);
+                cv::Mat values = perceptual;
+                if (region.seed.empty()) {
+                    region.source.convertTo(weight, CV_32F, 1.0 / 255);
+                } else {
+                    cv::Mat(region.source | region.seed).convertTo(weight, CV_32F, 1.0 / 255);
+                    values = perceptual.clone();
+                    region.seedValue.copyTo(values, region.seed);
+                }
                 if (region.body) {
                     cv::Mat torso3, albedo;
                     cv::merge(std::vector<cv::Mat>{torso, torso, torso}, torso3);
-                    cv::divide(perceptual, torso3, albedo);
+                    cv::divide(values, torso3, albedo);
                     region.fill = smoothFill(albedo, weight, 256).mul(torso3);
                 } else {
-                    region.fill = smoothFill(perceptual, weight, 256);
+                    region.fill = smoothFill(values, weight, 256);
                 }
                 // The grain it carries where nothing is copied into it.
                 region.grain = std::min(grainSigma(linear, region.source), 0.03f);
@@ -958,97 +1092,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             Gamma::apply(backgroundFill, gamma22().decode);
         }
 
-        cv::Mat skinWeight;
-        skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
-        // Lit skin: where the head's shading under the photo's light is known (`shade`, the skin's predicted
-        // luminance at the drawn head's normal over its mean on the face), the fill continues the skin's colour
-        // over its shading (an albedo, up to one factor) and is shaded again where it lands: the forehead and
-        // temples a fringe hid turn from the light as the head does, and at the rim the fill is the visible
-        // skin's own colour (the ratio continued is continuous), so no step in tone where it joins.
-        cv::Mat shadeBox;
-        if (shade) {
-            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
-            if (cv::countNonZero(drawn > 0) > 0) {
-                // Off the drawn head (0) the shading continues the head's own, smoothly: a divisor that jumped to
-                // 1 at the mesh's outline drew its edge into the skin as a line. Softened over 1/100 of the box,
-                // so the mesh's facets do not show as bands.
-                cv::Mat known;
-                cv::Mat(drawn > 0).convertTo(known, CV_32F, 1.0 / 255);
-                cv::Mat value;
-                cv::merge(std::vector<cv::Mat>{drawn, drawn, drawn}, value);
-                cv::Mat filled = smoothFill(value, known, 128), channels[3];
-                cv::split(filled, channels);
-                shadeBox = drawn.clone();
-                channels[0].copyTo(shadeBox, drawn <= 0);
-                cv::GaussianBlur(shadeBox, shadeBox, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 100.0));
-                cv::max(shadeBox, 0.1f, shadeBox);
-            }
-        }
-        cv::Mat skinAlbedo = linear;  // shares `linear`'s pixels; a new matrix where divided
-        if (!shadeBox.empty()) {
-            cv::Mat shade3, albedo;
-            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
-            cv::divide(linear, shade3, albedo);
-            skinAlbedo = albedo;
-        }
-        // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
-        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(skinAlbedo, skinWeight, 256) : backgroundFill.clone();
-        if (!shadeBox.empty() && cv::countNonZero(skinSource) > 0) {
-            cv::Mat shade3;
-            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
-            skinFill = skinFill.mul(shade3);
-        }
-        // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
-        // guidance field): the difference between the visible skin and the fill along the seam is continued
-        // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
-        // skin and inward it keeps its own shading. Without it, the fill, continued from sources a band away
-        // from the hair, met skin darkened by the hair's shadow with a step (astronaut's forehead: 11 levels).
-        if (cv::countNonZero(skinRim) > 0 && cv::countNonZero(skinSource) > 0) {
-            cv::Mat rimWeight, difference = linear - skinFill;
-            skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
-            skinFill += smoothFill(difference, rimWeight, kPlateSidePx);
-        }
-        // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
-        // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
-        const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
-        // The skin's own fine texture over the skin it fills (a forehead a fringe hid, temples, the skull
-        // under the drawn crop): half-size tiles of the face's visible skin, far from the hair, laid as the
-        // background's are and carrying only its detail (each pixel less its local mean, clipped at 2 robust
-        // σ, so a mole, a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill.
-        // White grain alone left a flat, poreless forehead that read as retouched; the tiles carry the
-        // mottling and pores the face beside it has; half the grain stays over them (tiles from smooth skin,
-        // the nose's bridge, carry little noise of their own).
-        cv::Mat skinLaid;
-        if (cv::countNonZero(skinSource) > 0) {
-            const int skinTile = std::max(6, tile / 2) & ~1;
-            const cv::Mat headHole = removingBox & (headBox != 0);
-            const cv::Mat skinFar = skinSource & farFromHair;
-            const std::vector<cv::Point> skinCentres = coif::tileCentres(coif::maskAt(skinFar, quiltSize, true), skinTile);
-            if (skinCentres.size() >= 16 && cv::countNonZero(headHole) > 0) {
-                // In linear light, unlike the background's: skin's detail is small against its level, so adding
-                // it there or in perceptual values differs by little, and the box's gamma passes cost more.
-                const cv::Mat holeSmall = coif::maskAt(headHole, quiltSize, false);
-                cv::Mat photoSmall = linear, canvasSmall;
-                if (quiltScale < 1) cv::resize(linear, photoSmall, quiltSize, 0, 0, cv::INTER_AREA);
-                canvasSmall = photoSmall.clone();
-                cv::Mat fillSmall = skinFill;
-                if (quiltScale < 1) cv::resize(skinFill, fillSmall, quiltSize, 0, 0, cv::INTER_AREA);
-                fillSmall.copyTo(canvasSmall, holeSmall);
-                const cv::Mat everywhere(quiltSize, CV_8U, cv::Scalar(255));
-                const std::vector<coif::TilePlacement> plan =
-                    coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(skinSource, quiltSize, true), everywhere, skinCentres,
-                                    skinTile, seed ^ 0x5EED5C1Aull);
-                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
-                // The detail only where tiles come from: the sources far from the hair, grown by a tile.
-                const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
-                cv::Rect from = cv::boundingRect(skinFar);
-                from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, box.width, box.height);
-                cv::Mat fine(box.size(), CV_32FC3, cv::Scalar::all(0));
-                fineDetail(linear(from), skinSource(from), 2.0f).copyTo(fine(from));
-                coif::pasteTiles(fine, headHole, plan, skinTile, quiltScale, detail, skinLaid);
-                cv::add(skinFill, detail, skinFill, skinLaid);
-            }
-        }
+
+        // No skin to continue: the head is filled as what surrounds it.
+        if (skinFill.empty()) skinFill = backgroundFill.clone();
 
         // The head's silhouette, anti-aliased: skin inside, background outside.
         cv::Mat headWeight;

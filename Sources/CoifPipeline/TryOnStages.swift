@@ -96,7 +96,9 @@ extension TryOnEngine {
             let necks = persons.map { $0.map { HeadRegion.neckBand($0, classes: hair.classes, width: width, height: height) } }
             let heads = zip(persons, necks).compactMap { person, neck -> (person: PersonHead, region: [UInt8])? in
                 guard let person, let neck else { return nil }
-                return (person, HeadRegion.skin(person, neck: neck, labels: drawn.labels, width: width, height: height))
+                var region = HeadRegion.skin(person, neck: neck, labels: drawn.labels, width: width, height: height)
+                HeadRegion.joinVisibleEars(&region, person: person, classes: hair.classes, width: width, height: height)
+                return (person, region)
             }
             for ((person, neck), luminance) in zip(zip(persons, necks), drawn.luminance) {
                 guard let person, let neck, let luminance else { continue }

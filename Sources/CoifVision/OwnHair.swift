@@ -183,7 +183,7 @@ public struct OwnHair: Sendable {
 
     /// The classes, as the network numbers them.
     public static let background: UInt8 = 0, skin: UInt8 = 1, brows: ClosedRange<UInt8> = 2...3, neck: UInt8 = 14, cloth: UInt8 = 16,
-                      hair: UInt8 = 17, hat: UInt8 = 18,
+                      hair: UInt8 = 17, hat: UInt8 = 18, rightEar: UInt8 = 8, leftEar: UInt8 = 7,
                       unknown: UInt8 = 255
 
     /// Several faces' parses in one photo: the larger matte and, where a parse says more than "background"

@@ -377,4 +377,75 @@ public enum HeadRegion {
         }
         return region
     }
+
+    /// How far from the jaw line's top (points 0…3 or 13…16) an ear the photo shows may lie and still be joined
+    /// to the face, over the face's width: beside the jaw's top seen from the front, farther as the head turns
+    /// its side to the camera (a third of the face's width at about 30°).
+    public static let earReach: Float = 0.45
+    /// The fewest pixels of an ear the parse must see before it is joined (fewer: a speck, not an ear).
+    static let earPixelsToJoin = 24
+    /// The most, over the face's width squared: more is not an ear (a misread patch of hair or background).
+    static let earAreaToFace: Float = 0.12
+
+    /// `region` (HeadRegion.skin's) joined to each ear the photo shows (`classes`, the own hair's parse,
+    /// photo-sized): the convex hull of the ear's pixels and the jaw line's top on its side becomes skin, as the
+    /// side of the head between them is. The face below the cheekbones stops at the jaw line, so an ear seen
+    /// between strands was left standing alone in the background the fill painted round it: its photo's
+    /// bytes (a feature's, kept) floated beside the face as a dark blob.
+    public static func joinVisibleEars(_ region: inout [UInt8], person: PersonHead, classes: [UInt8], width: Int, height: Int) {
+        precondition(region.count == width * height && classes.count == width * height)
+        let faceWidth = 2 * person.halfWidth
+        // Where an ear may be: within the reach beside the jaw's ends, from a middle third above the brows to the chin.
+        let jawTop = [person.jaw[0], person.jaw[16]]
+        let reach = earReach * faceWidth
+        let chinUp = person.local(person.jaw[8]).up
+        for ear in [OwnHair.rightEar, OwnHair.leftEar] {
+            var pixels: [Vec2] = []
+            var sum = Vec2()
+            let xs = jawTop.map(\.x), ys = jawTop.map(\.y)
+            let x0 = max(0, Int(xs.min()! - reach - 1)), x1 = min(width, Int(xs.max()! + reach + 2))
+            let y0 = max(0, Int(ys.min()! - reach - person.middleThird)), y1 = min(height, Int(max(ys.max()!, person.jaw[8].y) + reach + 2))
+            guard x0 < x1, y0 < y1 else { continue }
+            for y in y0..<y1 {
+                for x in x0..<x1 where classes[y * width + x] == ear {
+                    let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                    let u = person.local(p).up
+                    guard u <= person.middleThird, u >= chinUp else { continue }
+                    pixels.append(p)
+                    sum += p
+                }
+            }
+            guard pixels.count >= earPixelsToJoin, Float(pixels.count) <= earAreaToFace * faceWidth * faceWidth else { continue }
+            let centre = sum / Float(pixels.count)
+            // Its side: the jaw's end it lies beside, within the reach.
+            let side = person.local(centre).across < 0 ? Array(person.jaw[0...3]) : Array(person.jaw[13...16])
+            let nearest = side.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.min()!
+            guard nearest <= reach else { continue }
+            let hull = convexHull(pixels + side)
+            guard hull.count >= 3 else { continue }
+            // A fan of triangles from its first corner, filled into the region (pixel centres at +0.5).
+            var triangles: [Float] = []
+            for k in 1..<(hull.count - 1) {
+                for p in [hull[0], hull[k], hull[k + 1]] { triangles += [p.x - 0.5, p.y - 0.5] }
+            }
+            cv_fill_triangles(&region, Int32(width), Int32(height), triangles, Int32(triangles.count / 6))
+        }
+    }
+
+    /// The convex hull of `points`, counter-clockwise in image coordinates (Andrew's monotone chain).
+    static func convexHull(_ points: [Vec2]) -> [Vec2] {
+        let sorted = points.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
+        guard sorted.count >= 3 else { return sorted }
+        func turn(_ o: Vec2, _ a: Vec2, _ b: Vec2) -> Float { (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x) }
+        var lower: [Vec2] = [], upper: [Vec2] = []
+        for p in sorted {
+            while lower.count >= 2 && turn(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+            lower.append(p)
+        }
+        for p in sorted.reversed() {
+            while upper.count >= 2 && turn(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+            upper.append(p)
+        }
+        return Array(lower.dropLast() + upper.dropLast())
+    }
 }

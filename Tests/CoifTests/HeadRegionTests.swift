@@ -296,10 +296,15 @@ final class HeadRegionTests: XCTestCase {
         }
     }
 
-    private func curtainScene(gap: Float, noise: UInt64 = 41, seed: UInt64,
+    private func curtainScene(gap: Float, noise: UInt64 = 41, seed: UInt64, neck: HeadRegion.NeckBand? = nil,
                               scene: (_ x: Int, _ y: Int, _ chin: Int, _ faceHalf: Int) -> (value: [Float], cls: UInt8)) throws -> CurtainScene {
         let side = 400
         let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
+        // The head region the plate fills: the face, and the neck band when one is given.
+        var head = face
+        if let neck {
+            for i in head.indices where neck.place(Vec2(Float(i % side) + 0.5, Float(i / side) + 0.5)) != nil { head[i] = 255 }
+        }
         let chin = Int(landmarks[8].y.rounded()), faceHalf = Int(((landmarks[16].x - landmarks[0].x) / 2).rounded())
         var pixels = [UInt8](repeating: 0, count: side * side * 3)
         var classes = [UInt8](repeating: OwnHair.background, count: side * side)
@@ -329,7 +334,7 @@ final class HeadRegionTests: XCTestCase {
         }
         let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
         let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
-        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic curtains"), hair: hair, heads: [(person, face)], seed: 1).image
+        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic curtains"), hair: hair, heads: [(person, head)], seed: 1).image
         return CurtainScene(plate: plate, face: face, chin: chin, faceHalf: faceHalf, isHair: isHair)
     }
 
@@ -389,6 +394,72 @@ final class HeadRegionTests: XCTestCase {
         print("HeadRegionTests: over the shoulders \(top) of \(shoulders) px continue a top seen only between strands")
         XCTAssertGreaterThan(shoulders, 2000)
         XCTAssertGreaterThan(Double(top), 0.9 * Double(shoulders), "the top continues over the shoulders the hair hid")
+    }
+
+    /// An ear the parse sees beside the face, a gap from the jaw line (the hair hung between them): the side of
+    /// the head between the ear and the jaw's top becomes skin region, so the ear is not left floating in the
+    /// background the fill paints round it (u2net man5: a dark blob beside the cheek). An "ear" beyond reach of
+    /// the jaw, or a speck, is not joined.
+    func testAnEarThePhotoShowsIsJoinedToTheFace() throws {
+        let side = 400
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
+        let faceWidth = landmarks[16].x - landmarks[0].x
+        // An ear (an upright ellipse, 0.12 × 0.3 face widths) beside the jaw's points 0–3 on the photo's left, `gap`
+        // face widths out from point 1; `scale` shrinks it.
+        func joined(gap: Float, scale: Float = 1) -> (between: Bool, ear: Int) {
+            var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+            let centre = Vec2(landmarks[1].x - (gap + 0.06) * faceWidth, (landmarks[0].y + landmarks[2].y) / 2)
+            var ear = 0
+            for y in 0..<side {
+                for x in 0..<side {
+                    let d = (Vec2(Float(x) + 0.5, Float(y) + 0.5) - centre) / (Vec2(0.06, 0.15) * faceWidth * scale)
+                    if (d * d).sum() <= 1 { classes[y * side + x] = OwnHair.rightEar; ear += 1 }
+                }
+            }
+            var region = face
+            HeadRegion.joinVisibleEars(&region, person: person, classes: classes, width: side, height: side)
+            // Halfway between the ear's inner edge and the jaw's point 1.
+            let between = Vec2((centre.x + 0.06 * faceWidth * scale + landmarks[1].x) / 2, landmarks[1].y)
+            return (region[Int(between.y) * side + Int(between.x)] != 0, ear)
+        }
+        XCTAssertEqual(face[Int(landmarks[1].y) * side + Int(landmarks[1].x - 0.1 * faceWidth)], 0, "the face alone stops at its jaw line")
+        let near = joined(gap: 0.2)
+        XCTAssertGreaterThan(near.ear, 100)
+        XCTAssertTrue(near.between, "the skin between an ear the photo shows and the jaw joins the face")
+        XCTAssertFalse(joined(gap: 0.7).between, "an ear out of reach of the jaw is not joined")
+        let speck = joined(gap: 0.2, scale: 0.2)
+        XCTAssertLessThan(speck.ear, 24)
+        XCTAssertFalse(speck.between, "a speck the parse calls ear is not joined")
+    }
+
+    /// The neck band the head region carries (HeadRegion.neckBand) over a chest in shade, darker than the face,
+    /// seen only in a sliver between long hair's curtains: where the band ends, the neck goes on into the body's
+    /// skin without a step. The body's skin continued the chest alone, and the band's foot (the face's tone)
+    /// stood on it as a pale shelf (deepface img11, facerec img2).
+    func testTheNeckBandGoesOnIntoTheBodyWithoutAStep() throws {
+        let blue: [Float] = [50, 90, 170], chest: [Float] = [150, 105, 80]
+        let (_, person, _) = try frontalHead(side: 400, nose: Vec2(200, 110), pxPerMm: 0.6)
+        let band = HeadRegion.neckBand(person, classes: nil, width: 400, height: 400)
+        let s = try curtainScene(gap: 0.36, seed: 15, neck: band) { x, y, chin, faceHalf in
+            y > chin && abs(x - 200) < 16 * faceHalf / 5 ? (chest, OwnHair.neck) : (blue, OwnHair.background)
+        }
+        // Mean luma of the hair's pixels over the band's outer halves (beside the sliver), in rows `rows`.
+        func luma(_ rows: ClosedRange<Int>) -> Float {
+            var sum: Float = 0, count = 0
+            for y in rows {
+                for x in 0..<400 where s.isHair(x, y) && abs(Float(x) - band.top.x) > band.halfWidth / 2 && abs(Float(x) - band.top.x) < band.halfWidth - 2 {
+                    let c = s.colour(x, y)
+                    sum += 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+                    count += 1
+                }
+            }
+            XCTAssertGreaterThan(count, 40)
+            return sum / Float(max(count, 1))
+        }
+        let foot = Int((band.top.y + band.length).rounded())
+        let above = luma((foot - 6)...(foot - 2)), below = luma((foot + 2)...(foot + 6))
+        print("HeadRegionTests: the neck band's foot \(above) above, \(below) below")
+        XCTAssertLessThan(abs(above - below), 12, "no step where the neck band ends")
     }
 
     /// Foliage round the head and a white dress the parse calls background below it, between long hair's
