@@ -486,6 +486,29 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertGreaterThan(Double(leaves), 0.9 * Double(beside), "the foliage continues at its own level beside the head")
     }
 
+    /// The same white dress the parse calls background, between long hair's curtains before foliage: over the
+    /// shoulders the hair hid, the dress goes on, not the foliage. Its colour is one the background beside the body
+    /// does not hold, so it is clothes the parse does not know; as evidence for no region it was lost, and the
+    /// shoulders were foliage or a grey dome (deep3dfacerecon 000126).
+    func testADressTheParseCallsBackgroundGoesOnOverTheShoulders() throws {
+        let foliage: [Float] = [40, 80, 35], white: [Float] = [235, 235, 230]
+        let s = try curtainScene(gap: 0.6, noise: 11, seed: 16) { x, y, chin, faceHalf in
+            if y > chin && abs(x - 200) < 16 * faceHalf / 5 { return (white, OwnHair.background) }
+            let leaf = Float(((x / 6) * 7 + (y / 6) * 13) % 5) * 14 - 28
+            return (foliage.map { $0 + leaf }, OwnHair.background)
+        }
+        var shoulders = 0, dress = 0
+        for y in (s.chin + 2 * s.faceHalf)..<400 {
+            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > s.faceHalf && abs(x - 200) < 2 * s.faceHalf {
+                shoulders += 1
+                if s.nearer(x, y, white, than: [137, 157, 132]) { dress += 1 }
+            }
+        }
+        print("HeadRegionTests: over the shoulders \(dress) of \(shoulders) px continue a dress the parse calls background")
+        XCTAssertGreaterThan(shoulders, 2000)
+        XCTAssertGreaterThan(Double(dress), 0.9 * Double(shoulders), "the dress goes on over the shoulders")
+    }
+
     /// Foliage above and a smooth pale crowd below, both behind a synthetic head whose long hair hangs to the
     /// photo's foot, with only narrow strips of the lower scene beside it. Where the completion could only copy
     /// foliage into the lower part, its level taken to the rim's continued colour made colours neither scene
