@@ -292,6 +292,8 @@ public enum HeadRegion {
     /// How far the neck runs below the jaw's points 4 and 12, in middle thirds (brows to the nose's base):
     /// about the length of neck a portrait shows above the collar.
     public static let neckLength: Float = 1.5
+    /// The share of the neck band's length over which its foot rounds off (NeckBand.place).
+    public static let footRounding: Float = 0.3
     /// Below this many of the parse's neck pixels the neck's direction is the photo's down.
     static let neckPixelsForDirection = 50
 
@@ -308,11 +310,19 @@ public enum HeadRegion {
         }
 
         /// Where `pixel` lies on the band: `along` its axis from the top, `across` it over the half-width
-        /// (−1…1 inside), or nil off the band.
+        /// (−1…1 inside), or nil off the band. Its foot is rounded: over the last `footRounding` of its length
+        /// it narrows as a quarter ellipse does, so where the body's fill meets it the neck ends in a curve,
+        /// not on square corners (two square legs stood on a dark top, liveportrait d9; a block's corner
+        /// against the backdrop beside the collar, facerec img2).
         public func place(_ pixel: Vec2) -> (along: Float, across: Float)? {
             let d = pixel - top
             let along = (d * down).sum(), off = (d * Vec2(-down.y, down.x)).sum()
             guard along >= 0, along <= length, abs(off) <= halfWidth else { return nil }
+            let footFrom = (1 - HeadRegion.footRounding) * length
+            if along > footFrom {
+                let t = (along - footFrom) / max(HeadRegion.footRounding * length, 1e-3)
+                guard abs(off) <= halfWidth * (1 - t * t).squareRoot() else { return nil }
+            }
             return (along, off / halfWidth)
         }
     }

@@ -432,6 +432,17 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertFalse(speck.between, "a speck the parse calls ear is not joined")
     }
 
+    /// The neck band ends in a curve: near its foot its corners are off it, its middle on it, and higher up it
+    /// is its whole width (square corners stood as two legs on a dark top, liveportrait d9).
+    func testTheNeckBandEndsInACurveNotSquareCorners() {
+        let band = HeadRegion.NeckBand(top: Vec2(50, 20), down: Vec2(0, 1), halfWidth: 20, length: 60)
+        XCTAssertNotNil(band.place(Vec2(50, 79)), "the foot's middle is neck")
+        XCTAssertNil(band.place(Vec2(32, 78)), "its corner is not")
+        XCTAssertNil(band.place(Vec2(68, 78)), "nor the other")
+        XCTAssertNotNil(band.place(Vec2(31, 55)), "above the rounding the band is its whole width")
+        XCTAssertNotNil(band.place(Vec2(69, 55)))
+    }
+
     /// The neck band the head region carries (HeadRegion.neckBand) over a chest in shade, darker than the face,
     /// seen only in a sliver between long hair's curtains: where the band ends, the neck goes on into the body's
     /// skin without a step. The body's skin continued the chest alone, and the band's foot (the face's tone)
@@ -443,11 +454,13 @@ final class HeadRegionTests: XCTestCase {
         let s = try curtainScene(gap: 0.36, seed: 15, neck: band) { x, y, chin, faceHalf in
             y > chin && abs(x - 200) < 16 * faceHalf / 5 ? (chest, OwnHair.neck) : (blue, OwnHair.background)
         }
-        // Mean luma of the hair's pixels over the band's outer halves (beside the sliver), in rows `rows`.
-        func luma(_ rows: ClosedRange<Int>) -> Float {
+        // Mean luma of the hair's pixels over the band's outer halves (beside the sliver), in rows `rows`, on the
+        // band (`on`) or off it.
+        func luma(_ rows: ClosedRange<Int>, on: Bool) -> Float {
             var sum: Float = 0, count = 0
             for y in rows {
                 for x in 0..<400 where s.isHair(x, y) && abs(Float(x) - band.top.x) > band.halfWidth / 2 && abs(Float(x) - band.top.x) < band.halfWidth - 2 {
+                    guard (band.place(Vec2(Float(x) + 0.5, Float(y) + 0.5)) != nil) == on else { continue }
                     let c = s.colour(x, y)
                     sum += 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
                     count += 1
@@ -456,8 +469,9 @@ final class HeadRegionTests: XCTestCase {
             XCTAssertGreaterThan(count, 40)
             return sum / Float(max(count, 1))
         }
-        let foot = Int((band.top.y + band.length).rounded())
-        let above = luma((foot - 6)...(foot - 2)), below = luma((foot + 2)...(foot + 6))
+        // The band's rounded foot, and the body just off it.
+        let foot = Int((band.top.y + band.length).rounded()), rounding = Int(HeadRegion.footRounding * band.length)
+        let above = luma((foot - rounding)...foot, on: true), below = luma((foot - rounding / 2)...(foot + 6), on: false)
         print("HeadRegionTests: the neck band's foot \(above) above, \(below) below")
         XCTAssertLessThan(abs(above - below), 12, "no step where the neck band ends")
     }
