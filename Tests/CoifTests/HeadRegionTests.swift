@@ -476,18 +476,27 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertLessThan(abs(above - below), 12, "no step where the neck band ends")
     }
 
+    static let dressWhite: [Float] = [235, 235, 230]
+
+    /// Foliage round a synthetic head and a white dress (`dressWhite`) the parse calls background below it,
+    /// between long hair's curtains; the scene and the foliage's colour.
+    private func dressBeforeFoliage(seed: UInt64) throws -> (scene: CurtainScene, foliage: [Float]) {
+        let foliage: [Float] = [40, 80, 35]
+        let s = try curtainScene(gap: 0.6, noise: 11, seed: seed) { x, y, chin, faceHalf in
+            if y > chin && abs(x - 200) < 16 * faceHalf / 5 { return (Self.dressWhite, OwnHair.background) }
+            let leaf = Float(((x / 6) * 7 + (y / 6) * 13) % 5) * 14 - 28
+            return (foliage.map { $0 + leaf }, OwnHair.background)
+        }
+        return (s, foliage)
+    }
+
     /// Foliage round the head and a white dress the parse calls background below it, between long hair's
     /// curtains: beside the head, what the hair hid is foliage at the foliage's level. Taken as the
     /// background's evidence, the dress drew the background's smooth fill toward white there, and the
     /// completion's copies of the foliage were rejected as the wrong level: a grey haze round her head
     /// (deep3dfacerecon 000126).
     func testADressTheParseCallsBackgroundDoesNotHazeTheBackground() throws {
-        let foliage: [Float] = [40, 80, 35], white: [Float] = [235, 235, 230]
-        let s = try curtainScene(gap: 0.6, noise: 11, seed: 14) { x, y, chin, faceHalf in
-            if y > chin && abs(x - 200) < 16 * faceHalf / 5 { return (white, OwnHair.background) }
-            let leaf = Float(((x / 6) * 7 + (y / 6) * 13) % 5) * 14 - 28
-            return (foliage.map { $0 + leaf }, OwnHair.background)
-        }
+        let (s, foliage) = try dressBeforeFoliage(seed: 14)
         var beside = 0, leaves = 0
         for y in (s.chin - s.faceHalf)..<(s.chin + s.faceHalf / 2) {
             for x in 0..<400 where s.isHair(x, y) && s.face[y * 400 + x] == 0 && abs(x - 200) > 2 * s.faceHalf {
@@ -505,12 +514,8 @@ final class HeadRegionTests: XCTestCase {
     /// does not hold, so it is clothes the parse does not know; as evidence for no region it was lost, and the
     /// shoulders were foliage or a grey dome (deep3dfacerecon 000126).
     func testADressTheParseCallsBackgroundGoesOnOverTheShoulders() throws {
-        let foliage: [Float] = [40, 80, 35], white: [Float] = [235, 235, 230]
-        let s = try curtainScene(gap: 0.6, noise: 11, seed: 16) { x, y, chin, faceHalf in
-            if y > chin && abs(x - 200) < 16 * faceHalf / 5 { return (white, OwnHair.background) }
-            let leaf = Float(((x / 6) * 7 + (y / 6) * 13) % 5) * 14 - 28
-            return (foliage.map { $0 + leaf }, OwnHair.background)
-        }
+        let (s, _) = try dressBeforeFoliage(seed: 16)
+        let white = Self.dressWhite
         var shoulders = 0, dress = 0
         for y in (s.chin + 2 * s.faceHalf)..<400 {
             for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > s.faceHalf && abs(x - 200) < 2 * s.faceHalf {
