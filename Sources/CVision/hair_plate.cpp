@@ -306,6 +306,16 @@ cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kF
     return filled;
 }
 
+// `value` continued from `weight` under `shading` (one channel, a factor on each pixel): divided by it, filled
+// smoothly and shaded again where it lands, so a surface's colour goes on under its own light and at its sources
+// the fill is the photo's (the hidden skin over the head's shading, the body over a torso's).
+cv::Mat smoothFillUnderShading(const cv::Mat &value, const cv::Mat &weight, const cv::Mat &shading, int maxSide) {
+    cv::Mat shading3, albedo;
+    cv::merge(std::vector<cv::Mat>{shading, shading, shading}, shading3);
+    cv::divide(value, shading3, albedo);
+    return smoothFill(albedo, weight, maxSide).mul(shading3);
+}
+
 // Rec. 709 luma of a colour.
 inline float lumaOf(const cv::Vec3f &c) { return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]; }
 
@@ -492,12 +502,14 @@ bool completeRegion(const cv::Mat &perceptual, const cv::Mat &hole, const cv::Ma
     // Thin sources (a top seen only between strands of long hair) hold no whole patch at the search's bounded
     // size: searched again at twice that size before the region keeps its smooth fill alone. (Four times as
     // well cost img11's and img2's plates 300–600 ms more, for a sliver of neck the skin's fill serves.)
+    bool searchedWider = false;
     if (status == coif::CompletionStatus::noSources) {
         settings.workLongSidePx *= 2;
+        searchedWider = true;
         status = coif::completeHole(perceptual, hole, sources, seed, completed, settings);
     }
     if (status != coif::CompletionStatus::ok) return false;
-    const bool sliver = body && settings.workLongSidePx != coif::CompletionSettings().workLongSidePx;
+    const bool sliver = body && searchedWider;
     cv::Mat perceptualSmall;
     cv::resize(perceptual, perceptualSmall, small, 0, 0, cv::INTER_AREA);
     if (!sliver && textureLevel(perceptualSmall, coif::maskAt(sources, small, true)) >= kTextureToCopy) {
@@ -788,20 +800,10 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 cv::max(shadeBox, 0.1f, shadeBox);
             }
         }
-        cv::Mat skinAlbedo = linear;  // shares `linear`'s pixels; a new matrix where divided
-        if (!shadeBox.empty()) {
-            cv::Mat shade3, albedo;
-            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
-            cv::divide(linear, shade3, albedo);
-            skinAlbedo = albedo;
-        }
         // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
-        cv::Mat skinFill = cv::countNonZero(skinSource) > 0 ? smoothFill(skinAlbedo, skinWeight, 256) : cv::Mat();
-        if (!shadeBox.empty() && cv::countNonZero(skinSource) > 0) {
-            cv::Mat shade3;
-            cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shade3);
-            skinFill = skinFill.mul(shade3);
-        }
+        cv::Mat skinFill;
+        if (cv::countNonZero(skinSource) > 0)
+            skinFill = shadeBox.empty() ? smoothFill(linear, skinWeight, 256) : smoothFillUnderShading(linear, skinWeight, shadeBox, 256);
         // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
         // guidance field): the difference between the visible skin and the fill along the seam is continued
         // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
@@ -1067,14 +1069,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                     values = perceptual.clone();
                     region.seedValue.copyTo(values, region.seed);
                 }
-                if (region.body) {
-                    cv::Mat torso3, albedo;
-                    cv::merge(std::vector<cv::Mat>{torso, torso, torso}, torso3);
-                    cv::divide(values, torso3, albedo);
-                    region.fill = smoothFill(albedo, weight, 256).mul(torso3);
-                } else {
-                    region.fill = smoothFill(values, weight, 256);
-                }
+                region.fill = region.body ? smoothFillUnderShading(values, weight, torso, 256) : smoothFill(values, weight, 256);
                 // The grain it carries where nothing is copied into it.
                 region.grain = std::min(grainSigma(linear, region.source), 0.03f);
             }
