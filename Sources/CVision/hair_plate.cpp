@@ -605,7 +605,6 @@ struct Region {
     cv::Mat source;                  // CV_8U: this region's source pixels
     cv::Mat fill;                    // CV_32FC3: its smooth fill (perceptual values); empty where it continues nowhere
     cv::Mat seed;                    // CV_8U, or empty: plate pixels (not the photo's) its fill's colour continues from too
-    cv::Mat seedValue;               // CV_32FC3, perceptual: what the plate lays at `seed`
     float grain = 0;                 // the grain it carries where nothing is copied
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
 };
@@ -930,22 +929,6 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // fill toward white round a girl's head over foliage, where the completion's copies of the foliage were
         // then rejected as the wrong level (a grey haze); and copied round the head, it put the top there.
         const cv::Mat bodyZone = bodyWeight > 0.5f;
-        // What the head's fill makes of its neck band (perceptual values): the photo where nothing is removed, the
-        // skin fill where the hair hid it. Empty when no skin continues there.
-        cv::Mat neckFill;
-        if (!skinFill.empty()) {
-            neckFill = linear.clone();
-            for (int y = 0; y < box.height; ++y) {
-                const float *r = removeBox.ptr<float>(y);
-                const cv::Vec3f *sk = skinFill.ptr<cv::Vec3f>(y);
-                cv::Vec3f *n = neckFill.ptr<cv::Vec3f>(y);
-                for (int x = 0; x < box.width; ++x) {
-                    const float k = std::min(std::max(r[x], 0.0f), 1.0f);
-                    n[x] = n[x] * (1 - k) + sk[x] * k;
-                }
-            }
-            Gamma::apply(neckFill, gamma22().encode);
-        }
         std::vector<Region> regions;
         cv::Mat tileShare;  // the completion's share of each box pixel, where it was made
         const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
@@ -965,12 +948,11 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
             // it the band's foot, in the face's tone, met the body's skin, in the chest's, in a step: a pale neck
             // standing on a shelf (img11, img2). Colour only: where the body continues as skin or clothes stays the
             // visible body's to say (the foot's claim spread skin over a scrub top, ultralightfd 23).
-            if (kind == 1 && !neckFill.empty()) {
+            if (kind == 1 && !skinFill.empty()) {
                 region.seed = (headBox != 0) & (bareBox == 0) & ((removeBox > 0.5f) | regionSources[1]);
                 const float footFrom = headBottom - std::max(2.0f, kNeckFootSeed * (headBottom - chin));
                 region.seed.rowRange(0, std::min(box.height, std::max(0, int(std::ceil(footFrom))))).setTo(0);
                 if (cv::countNonZero(region.seed) == 0) region.seed.release();
-                else region.seedValue = neckFill;
             }
             regions.push_back(std::move(region));
         }
@@ -1065,9 +1047,23 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 if (region.seed.empty()) {
                     region.source.convertTo(weight, CV_32F, 1.0 / 255);
                 } else {
+                    // At the seed, what the head's fill lays there (perceptual): the photo where nothing is removed,
+                    // the skin fill where the hair hid it.
                     cv::Mat(region.source | region.seed).convertTo(weight, CV_32F, 1.0 / 255);
                     values = perceptual.clone();
-                    region.seedValue.copyTo(values, region.seed);
+                    const float *encode = gamma22().encode;
+                    for (int y = 0; y < box.height; ++y) {
+                        const uint8_t *sd = region.seed.ptr<uint8_t>(y);
+                        const float *r = removeBox.ptr<float>(y);
+                        const cv::Vec3f *ph = linear.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y);
+                        cv::Vec3f *v = values.ptr<cv::Vec3f>(y);
+                        for (int x = 0; x < box.width; ++x) {
+                            if (!sd[x]) continue;
+                            const float k = std::min(std::max(r[x], 0.0f), 1.0f);
+                            const cv::Vec3f laid = ph[x] * (1 - k) + sk[x] * k;
+                            for (int c = 0; c < 3; ++c) v[x][c] = Gamma::lookUp(encode, laid[c]);
+                        }
+                    }
                 }
                 region.fill = region.body ? smoothFillUnderShading(values, weight, torso, 256) : smoothFill(values, weight, 256);
                 // The grain it carries where nothing is copied into it.

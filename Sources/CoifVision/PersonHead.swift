@@ -409,24 +409,26 @@ public enum HeadRegion {
         let jawTop = [person.jaw[0], person.jaw[16]]
         let reach = earReach * faceWidth
         let chinUp = person.local(person.jaw[8]).up
-        for ear in [OwnHair.rightEar, OwnHair.leftEar] {
-            var pixels: [Vec2] = []
-            var sum = Vec2()
-            let xs = jawTop.map(\.x), ys = jawTop.map(\.y)
-            let x0 = max(0, Int(xs.min()! - reach - 1)), x1 = min(width, Int(xs.max()! + reach + 2))
-            let y0 = max(0, Int(ys.min()! - reach - person.middleThird)), y1 = min(height, Int(max(ys.max()!, person.jaw[8].y) + reach + 2))
-            guard x0 < x1, y0 < y1 else { continue }
-            for y in y0..<y1 {
-                for x in x0..<x1 where classes[y * width + x] == ear {
-                    let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
-                    let u = person.local(p).up
-                    guard u <= person.middleThird, u >= chinUp else { continue }
-                    pixels.append(p)
-                    sum += p
-                }
+        let xs = jawTop.map(\.x), ys = jawTop.map(\.y)
+        let x0 = max(0, Int(xs.min()! - reach - 1)), x1 = min(width, Int(xs.max()! + reach + 2))
+        let y0 = max(0, Int(ys.min()! - reach - person.middleThird)), y1 = min(height, Int(max(ys.max()!, person.jaw[8].y) + reach + 2))
+        guard x0 < x1, y0 < y1 else { return }
+        // Each ear's pixels there (the parse's two ear classes), in one pass.
+        var earPixels: [[Vec2]] = [[], []]
+        for y in y0..<y1 {
+            for x in x0..<x1 {
+                let c = classes[y * width + x]
+                guard c == OwnHair.rightEar || c == OwnHair.leftEar else { continue }
+                let e = c == OwnHair.rightEar ? 0 : 1
+                let p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                let u = person.local(p).up
+                guard u <= person.middleThird, u >= chinUp else { continue }
+                earPixels[e].append(p)
             }
+        }
+        for pixels in earPixels {
             guard pixels.count >= earPixelsToJoin, Float(pixels.count) <= earAreaToFace * faceWidth * faceWidth else { continue }
-            let centre = sum / Float(pixels.count)
+            let centre = pixels.reduce(Vec2(), +) / Float(pixels.count)
             // Its side: the jaw's end it lies beside, within the reach.
             let side = person.local(centre).across < 0 ? Array(person.jaw[0...3]) : Array(person.jaw[13...16])
             let nearest = side.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.min()!
