@@ -261,13 +261,8 @@ final class HeadRegionTests: XCTestCase {
         }
         // Over the shoulders: from a face's height below the chin, 1.6–2.4 face half-widths out (the shoulders
         // reach 2.6), nearer the top between the curtains than the wall beyond them.
-        var shoulders = 0, top = 0, beside = 0, wall = 0
-        for y in (s.chin + 2 * s.faceHalf)..<400 {
-            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > 8 * s.faceHalf / 5 && abs(x - 200) < 12 * s.faceHalf / 5 {
-                shoulders += 1
-                if s.nearer(x, y, red, than: blue) { top += 1 }
-            }
-        }
+        let (shoulders, top) = s.overTheShoulders(outFrom: 8 * s.faceHalf / 5, to: 12 * s.faceHalf / 5, nearer: red, than: blue)
+        var beside = 0, wall = 0
         // Beside the head, above the chin and out past the face: what the hair hid there is the wall.
         for y in 40..<(s.chin - s.faceHalf / 2) {
             for x in 0..<400 where s.isHair(x, y) && s.face[y * 400 + x] == 0 && abs(x - 200) > s.faceHalf + s.faceHalf / 3 {
@@ -293,6 +288,18 @@ final class HeadRegionTests: XCTestCase {
         func nearer(_ x: Int, _ y: Int, _ a: [Float], than b: [Float]) -> Bool {
             let p = colour(x, y)
             return zip(p, a).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } < zip(p, b).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+        }
+        /// Over the shoulders: the hair's pixels from a face's height below the chin to the photo's foot, more than
+        /// `outFrom` and less than `to` px out from the middle, and how many of them are nearer `a` than `b`.
+        func overTheShoulders(outFrom: Int, to: Int, nearer a: [Float], than b: [Float]) -> (pixels: Int, nearer: Int) {
+            var pixels = 0, near = 0
+            for y in (chin + 2 * faceHalf)..<400 {
+                for x in 0..<400 where isHair(x, y) && abs(x - 200) > outFrom && abs(x - 200) < to {
+                    pixels += 1
+                    if nearer(x, y, a, than: b) { near += 1 }
+                }
+            }
+            return (pixels, near)
         }
     }
 
@@ -384,13 +391,7 @@ final class HeadRegionTests: XCTestCase {
         let s = try curtainScene(gap: 0.36, seed: 13) { x, y, chin, faceHalf in
             y > chin + faceHalf && abs(x - 200) < 16 * faceHalf / 5 ? (red, OwnHair.cloth) : (blue, OwnHair.background)
         }
-        var shoulders = 0, top = 0
-        for y in (s.chin + 2 * s.faceHalf)..<400 {
-            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > s.faceHalf && abs(x - 200) < 2 * s.faceHalf {
-                shoulders += 1
-                if s.nearer(x, y, red, than: blue) { top += 1 }
-            }
-        }
+        let (shoulders, top) = s.overTheShoulders(outFrom: s.faceHalf, to: 2 * s.faceHalf, nearer: red, than: blue)
         print("HeadRegionTests: over the shoulders \(top) of \(shoulders) px continue a top seen only between strands")
         XCTAssertGreaterThan(shoulders, 2000)
         XCTAssertGreaterThan(Double(top), 0.9 * Double(shoulders), "the top continues over the shoulders the hair hid")
@@ -516,13 +517,7 @@ final class HeadRegionTests: XCTestCase {
     func testADressTheParseCallsBackgroundGoesOnOverTheShoulders() throws {
         let (s, _) = try dressBeforeFoliage(seed: 16)
         let white = Self.dressWhite
-        var shoulders = 0, dress = 0
-        for y in (s.chin + 2 * s.faceHalf)..<400 {
-            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > s.faceHalf && abs(x - 200) < 2 * s.faceHalf {
-                shoulders += 1
-                if s.nearer(x, y, white, than: [137, 157, 132]) { dress += 1 }
-            }
-        }
+        let (shoulders, dress) = s.overTheShoulders(outFrom: s.faceHalf, to: 2 * s.faceHalf, nearer: white, than: [137, 157, 132])
         print("HeadRegionTests: over the shoulders \(dress) of \(shoulders) px continue a dress the parse calls background")
         XCTAssertGreaterThan(shoulders, 2000)
         XCTAssertGreaterThan(Double(dress), 0.9 * Double(shoulders), "the dress goes on over the shoulders")
