@@ -174,6 +174,38 @@ public enum AFLWPose {
         let deg = 180 / Double.pi
         return (-a * deg, -b * deg, -g * deg)
     }
+
+    /// The rotation `angles` decomposes (AFLW's pitch, yaw, roll in degrees), row-major: Rx(a)·Ry(b)·Rz(g)
+    /// with a, b, g the negated angles.
+    public static func rotation(pitch: Double, yaw: Double, roll: Double) -> [Double] {
+        let a = -pitch * .pi / 180, b = -yaw * .pi / 180, g = -roll * .pi / 180
+        let ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b), cg = cos(g), sg = sin(g)
+        let rx: [Double] = [1, 0, 0, 0, ca, -sa, 0, sa, ca]
+        let ry: [Double] = [cb, 0, sb, 0, 1, 0, -sb, 0, cb]
+        let rz: [Double] = [cg, -sg, 0, sg, cg, 0, 0, 0, 1]
+        func times(_ p: [Double], _ q: [Double]) -> [Double] {
+            (0..<9).map { (k: Int) -> Double in
+                let row = k / 3, column = k % 3
+                return p[3 * row] * q[column] + p[3 * row + 1] * q[3 + column] + p[3 * row + 2] * q[6 + column]
+            }
+        }
+        return times(times(rx, ry), rz)
+    }
+
+    /// The angle (degrees) of the one rotation between two poses given as AFLW angles (pitch, yaw, roll):
+    /// the head's whole orientation error, which no Euler component shows alone. Near profile, pitch and
+    /// roll trade places (the decomposition nears gimbal lock), so a turn read right can show as large
+    /// pitch and roll errors that are one small rotation.
+    public static func rotationErrorDegrees(_ truth: [Double], _ estimate: [Double]) -> Double {
+        let t = rotation(pitch: truth[0], yaw: truth[1], roll: truth[2])
+        let e = rotation(pitch: estimate[0], yaw: estimate[1], roll: estimate[2])
+        // m = tᵀ · e: trace(m) = 1 + 2 cos(angle), and its skew part's length 2 sin(angle) (atan2 of the two
+        // keeps small angles exact, where acos of a trace near 3 loses them).
+        func m(_ i: Int, _ j: Int) -> Double { t[i] * e[j] + t[3 + i] * e[3 + j] + t[6 + i] * e[6 + j] }
+        let cosine = m(0, 0) + m(1, 1) + m(2, 2) - 1
+        let a = m(2, 1) - m(1, 2), b = m(0, 2) - m(2, 0), c = m(1, 0) - m(0, 1)
+        return atan2((a * a + b * b + c * c).squareRoot(), cosine) * 180 / .pi
+    }
 }
 
 // MARK: - Reports
@@ -214,6 +246,11 @@ public struct PoseRow: Codable, Sendable {
     public var alternativeNME: Double? = nil
     /// How the pose was solved (`PoseMethod`); nil when not found.
     public var poseMethod: String? = nil
+    /// The angle of the one rotation from the truth to the estimate (`AFLWPose.rotationErrorDegrees`).
+    public var rotationError: Double? {
+        guard let estimate, truth.count == 3, estimate.count == 3 else { return nil }
+        return AFLWPose.rotationErrorDegrees(truth, estimate)
+    }
 }
 
 /// How a set of faces' chosen points compare with the other model's on the same boxes: the aim (issue #28)
@@ -260,6 +297,11 @@ public struct PoseReport: Codable, Sendable {
         return (0..<3).map { i in errors.map { $0[i] }.reduce(0, +) / Double(errors.count) }
     }
     public var meanMAE: Double? { mae.map { $0.reduce(0, +) / 3 } }
+    /// The mean over found faces of the whole rotation's error (`PoseRow.rotationError`), degrees.
+    public var meanRotationError: Double? {
+        let errors = rows.compactMap(\.rotationError)
+        return errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
+    }
     /// Mean signed error (estimate − truth, wrapped to ±180°) of pitch, yaw, roll over found faces: the fit's
     /// bias in AFLW2000-3D's convention.
     public var meanSignedError: [Double]? {

@@ -108,15 +108,15 @@ struct EvalPose: ParsableCommand {
             defer { if !report.failedRows.isEmpty { failed = report.failedRows } }
             if json {
                 struct Out: Encodable {
-                    var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var meanSignedError: [Double]?
+                    var rows: [PoseRow]; var detectionRate: Double; var mae: [Double]?; var meanMAE: Double?; var meanRotationError: Double?; var meanSignedError: [Double]?
                     var byYaw: [YawBin]; var regret: ChoiceRegret; var failed: Int
                 }
-                try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE,
+                try printJSON(Out(rows: report.rows, detectionRate: report.detectionRate, mae: report.mae, meanMAE: report.meanMAE, meanRotationError: report.meanRotationError,
                                   meanSignedError: report.meanSignedError, byYaw: report.byYaw, regret: report.regret,
                                   failed: report.failedRows.count))
                 return
             }
-            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)      NME   other   det/lmk/pose ms  pose from")
+            print("image            found  truth p/y/r (°)        estimate p/y/r (°)     |err| p/y/r (°)  rot (°)   NME   other   det/lmk/pose ms  pose from")
             for r in report.rows {
                 if let error = r.error {
                     print(padded(r.image, 16) + " FAILED " + error.replacingOccurrences(of: "\n", with: " "))
@@ -126,7 +126,7 @@ struct EvalPose: ParsableCommand {
                 let e = r.estimate?.map { String(format: "%6.1f", $0) }.joined(separator: " ") ?? "     —      —      —"
                 let a = r.absError?.map { String(format: "%5.1f", $0) }.joined(separator: " ") ?? "    —     —     —"
                 print(padded(r.image, 16) + " " + padded(r.found ? (r.model ?? "yes") : "NO", 5) + "  \(t)   \(e)   \(a)  "
-                      + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true) + " "
+                      + padded(f(r.rotationError, "%.1f"), 6, right: true) + " " + padded(f(r.nme.map { $0 * 100 }, "%.1f%%"), 6, right: true) + " "
                       + padded(f(r.alternativeNME.map { $0 * 100 }, "%.1f%%"), 6, right: true)
                       + String(format: "  %5.1f/%4.1f/%4.2f", r.ms.detect, r.ms.landmarks, r.ms.pose) + "  " + (r.poseMethod ?? ""))
             }
@@ -134,6 +134,7 @@ struct EvalPose: ParsableCommand {
             print(String(format: "images %d (%d failed), detection rate %.1f%%, MAE pitch %@ yaw %@ roll %@, mean %@ (degrees)", report.rows.count,
                          report.failedRows.count, report.detectionRate * 100, f(mae?[0]) as NSString, f(mae?[1]) as NSString, f(mae?[2]) as NSString,
                          f(report.meanMAE) as NSString))
+            print("mean rotation error " + f(report.meanRotationError) + " (degrees: the angle of the one rotation from truth to estimate)")
             print(String(format: "mean signed error (estimate - truth) pitch %@ yaw %@ roll %@ (degrees)", f(bias?[0], "%+.2f") as NSString,
                          f(bias?[1], "%+.2f") as NSString, f(bias?[2], "%+.2f") as NSString))
             for bin in report.byYaw {

@@ -73,6 +73,30 @@ final class EvaluationTests: XCTestCase {
         XCTAssertLessThan(errors.max() ?? 99, 5)
     }
 
+    /// The whole-rotation error is the angle between the two orientations, whatever the Euler angles say:
+    /// the same pose gives 0, a pure turn gives the turn, and near profile a pitch/roll trade that is one
+    /// small rotation reads small.
+    func testTheRotationErrorIsTheAngleBetweenTheTwoOrientations() {
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([12, -40, 7], [12, -40, 7]), 0, accuracy: 1e-6)
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([0, 0, 0], [0, 30, 0]), 30, accuracy: 1e-6)
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([0, 0, 0], [-25, 0, 0]), 25, accuracy: 1e-6)
+        // Rx(a)·Ry(90°)·Rz(g) depends on a + g alone (gimbal lock): (20, 90, 0) and (0, 90, −20) in AFLW's
+        // negated angles are one orientation, 20° apart in pitch and in roll.
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([20, 90, 0], [0, 90, -20]), 0, accuracy: 1e-6)
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([20, 90, 0], [0, 90, 20]), 40, accuracy: 1e-6)
+        // The rotation is a rotation (orthonormal rows).
+        let r = AFLWPose.rotation(pitch: 10, yaw: -35, roll: 5)
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let d = r[3 * i] * r[3 * j] + r[3 * i + 1] * r[3 * j + 1] + r[3 * i + 2] * r[3 * j + 2]
+                XCTAssertEqual(d, i == j ? 1 : 0, accuracy: 1e-12)
+            }
+        }
+        let pose = HeadPose(rvec: [0, 0, 0], tvec: [0, 0, 500], rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], reprojectionErrorPx: 0)
+        let a = AFLWPose.angles(pose)
+        XCTAssertEqual(AFLWPose.rotationErrorDegrees([a.pitch, a.yaw, a.roll], [a.pitch + 10, a.yaw, a.roll]), 10, accuracy: 1e-6)
+    }
+
     func testEvalPoseOnAFLWSample() throws {
         let dir = try testdata("headpose_aflw2000_3d")
         let report = try Evaluator(analyzer: try analyzer()).pose(directory: dir)
@@ -89,6 +113,8 @@ final class EvaluationTests: XCTestCase {
         XCTAssertLessThan(mae[0], 6, "pitch MAE")
         XCTAssertLessThan(mae[1], 5, "yaw MAE")
         XCTAssertLessThan(mae[2], 5, "roll MAE")
+        // The whole rotation's error, measured 4.24° (image00475, pitch 40° / yaw 66°: 14.2°).
+        XCTAssertLessThan(try XCTUnwrap(report.meanRotationError), 6)
         // The fit's bias: the mean of estimate − truth over the found faces, per axis.
         let found = report.rows.filter(\.found)
         let bias = try XCTUnwrap(report.meanSignedError)
