@@ -3,8 +3,9 @@
 //  - halo: the mean CIE76 ΔE between the fill and the ring, each averaged locally (normalised Gaussian
 //    convolution, Knutsson & Westin 1993): a fill that glows or darkens against what surrounds it shows here,
 //    its texture does not;
-//  - texture: the fill's Laplacian energy (mean squared 3×3 Laplacian of CIE L*) over the ring's: 1 is the
-//    background's own grain and structure, under ~0.5 a smear, over ~1.6 static.
+//  - texture: the fill's Laplacian energy (mean squared 3×3 Laplacian of CIE L*) over the ring's, each with the
+//    energy of grain too faint to see added (kUnseenGrain): 1 is the background's own grain and structure, under
+//    ~0.5 a smear, over ~1.6 static.
 #include "CVision.h"
 
 #include <opencv2/core.hpp>
@@ -29,6 +30,11 @@ void localMean(const cv::Mat &value, const cv::Mat &mask, double sigma, cv::Mat 
     cv::merge(std::vector<cv::Mat>{weight, weight, weight}, denominator);
     mean = sum / cv::max(denominator, 1e-6);
 }
+
+// The Laplacian energy of grain too faint to see: white noise of σ = 0.5 L* (about one sRGB level in the
+// midtones) through the 3×3 Laplacian ([2 0 2; 0 −8 0; 2 0 2], whose squared weights sum to 80) has 80·σ².
+constexpr double kUnseenGrainSigma = 0.5;
+constexpr double kUnseenGrain = 80 * kUnseenGrainSigma * kUnseenGrainSigma;
 
 }  // namespace
 
@@ -97,7 +103,10 @@ int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const u
         cv::erode(ring, ringInside, kernel);
         if (cv::countNonZero(fillInside) == 0 || cv::countNonZero(ringInside) == 0) return 0;
         const double ringEnergy = cv::mean(laplacian, ringInside)[0], fillEnergy = cv::mean(laplacian, fillInside)[0];
-        out[1] = ringEnergy > 1e-9 ? fillEnergy / ringEnergy : 0;
+        // Both energies carry the grain no one sees (kUnseenGrain): on a flat backdrop the ring's energy is near 0
+        // and any trace of grain in the fill made the ratio explode (a white studio wall, energies 1.9 and 0.13:
+        // "15 times the texture", where neither shows any).
+        out[1] = (fillEnergy + kUnseenGrain) / (ringEnergy + kUnseenGrain);
     } catch (const cv::Exception &) {
         return 2;
     }

@@ -13,6 +13,8 @@
 //    locally (σ = 1/25 of the parse crop), over the removed hair the new hair leaves visible and the judge
 //    calls background (or clothes) in the output;
 //  - texture: that fill's Laplacian energy over the surrounding background's;
+//  (both per setting: the fill the output's parse calls clothes is judged against the clothes beside it, the
+//  rest against the background, and the two combined by their pixels: `JudgedSetting`);
 //  - reads as hair: of the new hair's pixels (its matte ≥ 0.5), the share labelled hair;
 //  - own hair left: of the own hair the new hair leaves uncovered (its matte < 0.1), the share labelled
 //    hair or hat.
@@ -35,8 +37,12 @@ public struct BelievableMeasurement: Sendable, Codable {
     public var faceWidened: Double
     /// Mean CIE76 ΔE of the background fill against the background beside it; nil where no fill shows.
     public var halo: Double?
-    /// The fill's Laplacian energy over the background ring's; nil where no fill or ring shows.
+    /// The fill's Laplacian energy over its ring's, per setting (`JudgedSetting`); nil where no fill or ring shows.
     public var texture: Double?
+    /// The halo and texture with every fill judged against the background's ring alone (clothes continued under
+    /// the hair against a backdrop): the figures before the judge compared each setting with its own kind.
+    public var haloOneRing: Double?
+    public var textureOneRing: Double?
     /// Share of the new hair's pixels labelled hair.
     public var readsAsHair: Double
     /// Share of the uncovered own hair still labelled hair or hat.
@@ -109,6 +115,10 @@ public enum BelievableEvaluation {
                 var bared = 0, baredPlateFace = 0, widened = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
                 var fill = [UInt8](repeating: 0, count: width * height)
                 var source = fill, baredMask = fill, widenedMask = fill
+                // Each setting judged against its own kind (`JudgedSetting`): the fill the output's parse calls
+                // background against the background beside it, and the fill it calls clothes against the
+                // clothes beside it.
+                var settingFill = [fill, fill], settingSource = [fill, fill]
                 for i in 0..<(width * height) {
                     let label = labels[i]
                     if newHair[i] >= 128 {
@@ -127,16 +137,38 @@ public enum BelievableEvaluation {
                         if visible {
                             uncovered += 1
                             if label == OwnHair.hair || label == OwnHair.hat { left += 1 }
-                            if setting && face[i] == 0 { fill[i] = 255 }
+                            if setting && face[i] == 0 {
+                                fill[i] = 255
+                                settingFill[label == OwnHair.cloth ? 1 : 0][i] = 255
+                            }
                         }
-                    } else if visible && own.classes[i] == OwnHair.background && setting && face[i] == 0 && own.matte[i] < 0.02 {
-                        source[i] = 255
+                    } else if visible && setting && face[i] == 0 && own.matte[i] < 0.02 {
+                        if own.classes[i] == OwnHair.background {
+                            source[i] = 255
+                            if label == OwnHair.background { settingSource[0][i] = 255 }
+                        } else if own.classes[i] == OwnHair.cloth && label == OwnHair.cloth {
+                            settingSource[1][i] = 255
+                        }
                     }
                 }
                 // The ring starts past the plate's grown removal and reaches a tenth of the crop.
                 let grown = Int((crop * HairPlate.growFraction).rounded()) + 2
+                let outer = grown + max(4, Int(crop / 10)), sigma = max(2, crop / 25)
                 let figures = try FillJudge.measure(output, fill: fill, removed: removed, source: source, innerPx: grown,
-                                                    outerPx: grown + max(4, Int(crop / 10)), sigmaPx: max(2, crop / 25))
+                                                    outerPx: outer, sigmaPx: sigma)
+                var settings: [FillJudge.Figures] = []
+                for k in 0..<2 {
+                    // A setting with no ring of its own kind (clothes painted where none show) is judged against
+                    // the background's, as one ring judged everything before.
+                    var judgedSetting = try FillJudge.measure(output, fill: settingFill[k], removed: removed, source: settingSource[k],
+                                                              innerPx: grown, outerPx: outer, sigmaPx: sigma)
+                    if judgedSetting.fillPixels > 0, judgedSetting.ringPixels == 0 || judgedSetting.texture <= 0, k == 1 {
+                        judgedSetting = try FillJudge.measure(output, fill: settingFill[k], removed: removed, source: source,
+                                                              innerPx: grown, outerPx: outer, sigmaPx: sigma)
+                    }
+                    settings.append(judgedSetting)
+                }
+                let perSetting = JudgedSetting.combined(settings)
                 if let outputDirectory {
                     // What was judged, over the output: bared scalp red, the judged fill blue, the face and its
                     // forehead (where skin is allowed) outlined by a lighter tint.
@@ -161,7 +193,8 @@ public enum BelievableEvaluation {
                     scalpBared: faceSkin > 0 ? Double(bared) / Double(faceSkin) : 0,
                     scalpBaredPlateFace: faceSkin > 0 ? Double(baredPlateFace) / Double(faceSkin) : 0,
                     faceWidened: jawArea > 0 ? Double(widened) / Double(jawArea) : 0,
-                    halo: judged ? figures.halo : nil, texture: judged && figures.texture > 0 ? figures.texture : nil,
+                    halo: perSetting.halo, texture: perSetting.texture,
+                    haloOneRing: judged ? figures.halo : nil, textureOneRing: judged && figures.texture > 0 ? figures.texture : nil,
                     readsAsHair: hairPixels > 0 ? Double(hairLabelled) / Double(hairPixels) : 0,
                     ownHairLeft: uncovered > 0 ? Double(left) / Double(uncovered) : 0,
                     faceSkinPixels: faceSkin, fillPixels: figures.fillPixels, hairPixels: hairPixels, uncoveredPixels: uncovered)
@@ -216,5 +249,25 @@ public enum BelievableEvaluation {
             textureMet: group.filter { $0.texture.map { aims.texture.contains($0) } ?? true }.count,
             readsMet: group.filter { $0.readsAsHair >= aims.readsAsHair }.count,
             ownHairMet: group.filter { $0.ownHairLeft <= aims.ownHairLeft }.count)
+    }
+}
+
+/// The two settings a fill is judged in: what the output's parse calls background, against the background
+/// beside it, and what it calls clothes, against the clothes beside it. One ring of background for both judged a
+/// top continued under long hair against a plain backdrop: a knit or beaded top read as 6–11 times the
+/// backdrop's texture whatever its own was.
+public enum JudgedSetting {
+    /// The settings' figures combined by their fill pixels: the halo's mean, the texture's geometric mean (a
+    /// ratio: half and double are equally far from 1). nil where no setting was judged.
+    public static func combined(_ settings: [FillJudge.Figures]) -> (halo: Double?, texture: Double?) {
+        let judged = settings.filter { $0.fillPixels > 0 && $0.ringPixels > 0 }
+        let pixels = judged.reduce(0) { $0 + $1.fillPixels }
+        guard pixels > 0 else { return (nil, nil) }
+        let halo = judged.reduce(0.0) { $0 + $1.halo * Double($1.fillPixels) } / Double(pixels)
+        let textured = judged.filter { $0.texture > 0 }
+        let texturePixels = textured.reduce(0) { $0 + $1.fillPixels }
+        let texture = texturePixels > 0
+            ? exp(textured.reduce(0.0) { $0 + log($1.texture) * Double($1.fillPixels) } / Double(texturePixels)) : nil
+        return (halo, texture)
     }
 }

@@ -10,6 +10,13 @@ public enum FillJudge {
         public var texture: Double
         public var fillPixels: Int
         public var ringPixels: Int
+
+        public init(halo: Double, texture: Double, fillPixels: Int, ringPixels: Int) {
+            self.halo = halo
+            self.texture = texture
+            self.fillPixels = fillPixels
+            self.ringPixels = ringPixels
+        }
     }
 
     /// - Parameters: `fill` the filled region judged, `removed` all that was removed, `source` the untouched
