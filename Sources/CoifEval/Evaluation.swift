@@ -246,11 +246,9 @@ public struct PoseRow: Codable, Sendable {
     public var alternativeNME: Double? = nil
     /// How the pose was solved (`PoseMethod`); nil when not found.
     public var poseMethod: String? = nil
-    /// The angle of the one rotation from the truth to the estimate (`AFLWPose.rotationErrorDegrees`).
-    public var rotationError: Double? {
-        guard let estimate, truth.count == 3, estimate.count == 3 else { return nil }
-        return AFLWPose.rotationErrorDegrees(truth, estimate)
-    }
+    /// The angle of the one rotation from the truth to the estimate (`AFLWPose.rotationErrorDegrees`); nil
+    /// when not found.
+    public var rotationError: Double? = nil
 }
 
 /// How a set of faces' chosen points compare with the other model's on the same boxes: the aim (issue #28)
@@ -469,7 +467,8 @@ public struct Evaluator {
             let other = alternative(to: choice.model, image: photo.image, gray: gray, mirroredGray: mirrorAverage ? gray.mirrored() : nil, box: box)
             rows.append(PoseRow(image: name, found: true, truth: truthAngles, estimate: estimate, absError: errors,
                                 nme: Self.nme(points, truth: truth.landmarks).nme, ms: ms, model: choice.model.rawValue,
-                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }, poseMethod: choice.poseMethod.rawValue))
+                                alternativeNME: other.map { Self.nme($0, truth: truth.landmarks).nme }, poseMethod: choice.poseMethod.rawValue,
+                                rotationError: AFLWPose.rotationErrorDegrees(truthAngles, estimate)))
         }
         return PoseReport(rows: rows)
     }
