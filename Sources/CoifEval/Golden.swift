@@ -3,9 +3,10 @@
 // was rendered in); `verify` renders again and compares with CoifDiff; `GoldenReport` writes one
 // self-contained HTML page. Nothing here prints or exits: the `coif golden` command does.
 //
-// Tolerance policy: a golden recorded by the same renderer (GL_RENDERER string) must match pixel for pixel
-// — Coif promises identical bytes for identical inputs on one machine — unless the case's tolerance sets
-// `"alsoOnSameRenderer": true`. Across renderers (another Mesa/LLVM, a GPU) the case's tolerance applies
+// Tolerance policy: a golden recorded by the same renderer (GL_RENDERER string, and for llvmpipe the host
+// CPU's vector instructions: `GPUContext.pixelIdentity`) must match pixel for pixel — Coif promises identical
+// bytes for identical inputs on one machine — unless the case's tolerance sets `"alsoOnSameRenderer": true`.
+// Across renderers (another Mesa/LLVM, another CPU under llvmpipe, a GPU) the case's tolerance applies
 // (defaults: threshold 24, 0.5% of pixels, anti-aliasing ignored) and the mismatch is reported.
 import CoifCore
 import CoifDiff
@@ -222,7 +223,7 @@ public final class GoldenRunner {
             }
             let result = try engine.render(analysis, job: job, timing: &timing)
             let image = result.images.composite
-            let metadata = GoldenMetadata(renderer: engine.rendererDescription, coifVersion: coifVersion,
+            let metadata = GoldenMetadata(renderer: engine.pixelIdentity, coifVersion: coifVersion,
                                           width: image.width, height: image.height,
                                           style: try engine.style(named: c.style).name, color: c.color, seed: job.seed,
                                           fovDegrees: job.fieldOfViewDegrees, detail: job.detail, case: c)
@@ -297,7 +298,7 @@ public final class GoldenRunner {
                                                 referencePNG: nil, actualPNG: actualPNG, heatmapPNG: nil))
                 continue
             }
-            let sameRenderer = recorded.renderer == engine.rendererDescription
+            let sameRenderer = recorded.renderer == engine.pixelIdentity
             let tolerance = r.goldenCase.tolerance ?? GoldenTolerance.acrossRenderersDefault
             let defaults = GoldenTolerance.acrossRenderersDefault
             let exact = sameRenderer && !(tolerance.alsoOnSameRenderer ?? false)
@@ -307,7 +308,7 @@ public final class GoldenRunner {
             let rule = exact ? "exact (same renderer)"
                 : "threshold \(threshold), at most \(percent)% of pixels" + (ignoreAA ? ", anti-aliasing ignored" : "")
             let note: String? = sameRenderer ? nil
-                : "recorded by '\(recorded.renderer)', rendered by '\(engine.rendererDescription)'"
+                : "recorded by '\(recorded.renderer)', rendered by '\(engine.pixelIdentity)'"
             let reference = try DiffImage.load(pngPath, channels: r.image.channels)
             guard reference.width == r.image.width, reference.height == r.image.height else {
                 results.append(GoldenCaseResult(name: name, status: .fail, difference: nil, rule: rule, rendererNote: note,
@@ -326,7 +327,7 @@ public final class GoldenRunner {
                 actualPNG: actualPNG,
                 heatmapPNG: try map.map { try PNGFile.encode(Heatmap.render($0, threshold: threshold)) }))
         }
-        return GoldenVerifyOutcome(manifest: manifest.path, renderer: engine.rendererDescription, coifVersion: coifVersion,
+        return GoldenVerifyOutcome(manifest: manifest.path, renderer: engine.pixelIdentity, coifVersion: coifVersion,
                                    results: results)
     }
 

@@ -186,6 +186,9 @@ public final class TryOnEngine {
     }
 
     public var rendererDescription: String { renderer.context.renderer }
+    /// What decides the engine's pixels (`GPUContext.pixelIdentity`): a golden is matched exactly only where
+    /// this is the one it was recorded with.
+    public var pixelIdentity: String { renderer.context.pixelIdentity }
 
     /// The style `nameOrFile` names (nil = the default); `unknownStyle` when there is none.
     public func style(named nameOrFile: String?) throws -> Style { try styles.resolve(nameOrFile) }

@@ -2,6 +2,7 @@
 // through the real pipeline, a perturbed reference failing through the real binary, and `record`
 // refusing to overwrite a changed reference. COIF_RECORD_GOLDENS=1 re-records the suite (say why in the commit).
 import CoifCore
+import CoifGPU
 import CoifEval
 import CoifDiff
 import CoifMedia
@@ -62,6 +63,17 @@ final class GoldenTests: XCTestCase {
     }
 
     /// `record` over a reference whose pixels changed writes nothing without --force and says which.
+    /// A golden's renderer names the host CPU's vector instructions under llvmpipe, which compiles its shaders
+    /// for the CPU it runs on: one GL_RENDERER string drew the same hair 0.5–1.4% of its pixels apart on an
+    /// AVX-512 host and on the recording host, so an exact match is asked only on the same kind of CPU.
+    func testSoftwareRenderersAreNamedWithTheHostsVectorInstructions() {
+        XCTAssertEqual(GPUContext.hostVectorInstructions(cpuinfo: "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma bmi2\n"), "avx2+fma")
+        XCTAssertEqual(GPUContext.hostVectorInstructions(cpuinfo: "flags\t: fpu avx2 avx512f avx512bw fma\n"), "avx512f+fma")
+        XCTAssertEqual(GPUContext.hostVectorInstructions(cpuinfo: "Features\t: fp asimd evtstrm\n"), "asimd")
+        XCTAssertEqual(GPUContext.hostVectorInstructions(cpuinfo: "no flags here\n"), "unknown CPU")
+        XCTAssertEqual(GPUContext.hostVectorInstructions(cpuinfo: nil), "unknown CPU")
+    }
+
     func testRecordRefusesToOverwriteAChangedGolden() throws {
         let runner = try runner()
         let dir = try Fixtures.temporaryDirectory()
