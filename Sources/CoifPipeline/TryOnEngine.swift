@@ -94,6 +94,8 @@ public final class TryOnEngine {
         }
         headNormals = vertexNormals(vertices: styles.head.vertices, indices: styles.head.indices)
         self.analyzer = try analyzer()
+        // A turned face's ear is found by the engine's own face-parsing network (FaceAnalyzer.earParserProvider).
+        self.analyzer.earParserProvider = { [unowned self] in try? self.faceParser() }
         logger.debug("engine ready", metadata: ["renderer": "\(renderer.context.renderer)", "platform": "\(renderer.context.platform)"])
     }
 
@@ -146,6 +148,8 @@ public final class TryOnEngine {
                 throw error
             }
             let analyzer = FaceAnalyzer(faceFinder: finder, headLandmarks: head.landmarks68, faceMesh: mesh)
+            // A turned face's ear is found by the network loading beside the analysis for the own hair.
+            if let parserWork { analyzer.earParserProvider = { (try? parserWork.wait())?.value } }
             var parser: HandedOver<FaceParser>?
             let analyses = Result { () -> [PhotoAnalysis] in
                 let analyses: [PhotoAnalysis]

@@ -354,6 +354,9 @@ final class VideoFrameAnalysis: @unchecked Sendable {
     static let sizingFollow = 0.1
 
     init(engine: TryOnEngine, parser: FaceParser?, job: TryOnJob, options: VideoTryOnOptions) {
+        // A clip's pose moves smoothly from frame to frame: no turn read from the ear, which switches on past
+        // a yaw (FaceAnalyzer.earAnchoring).
+        engine.analyzer.earAnchoring = false
         analyzer = engine.analyzer
         self.parser = parser
         head = engine.head

@@ -87,6 +87,9 @@ public struct FaceAnalysis: Sendable {
     /// the evidence that a head is there at all, which a frame's faces are kept by (`FaceAnalyzer.kept`)
     /// and a track is lost by. The same figure whichever way `pose` was then solved.
     public var rigidFitErrorPx: Double = 0
+    /// The ear the face's turn was read from (`EarAnchor`), where it was: the pose is turned by it again
+    /// whenever it is solved again (`solvePose(for:intrinsics:)`).
+    public var ear: EarSighting? = nil
 }
 
 public final class FaceAnalyzer {
@@ -279,7 +282,7 @@ public final class FaceAnalyzer {
                             landmarkModel: chosen.model, meshPoints: chosen.model == .mesh ? chosen.mesh?.points : nil,
                             poseLandmarks: chosen.poseLandmarks, meshRegion: chosen.mesh.map { FaceRegion.around(points: $0.points) },
                             poseMethod: chosen.poseMethod, poseMesh: chosen.poseMethod == .meshGeometry ? chosen.mesh?.points : nil,
-                            rigidFitErrorPx: chosen.rigidFitErrorPx)
+                            rigidFitErrorPx: chosen.rigidFitErrorPx, ear: chosen.ear)
     }
 
     /// A face's 68 points and pose, from dlib or from the mesh (see `chooseLandmarks`).
@@ -296,6 +299,8 @@ public final class FaceAnalyzer {
         /// solvePnP's RMS reprojection error (pixels) on the points the pose came from, where `pose` was not
         /// solvePnP's own: how well a rigid head explains those points (`FaceAnalysis.rigidFitErrorPx`).
         public var pnpErrorPx: Double? = nil
+        /// The ear that turned `pose` (`EarAnchor`), where one did.
+        public var ear: EarSighting? = nil
         public var rigidFitErrorPx: Double { pnpErrorPx ?? pose.reprojectionErrorPx }
     }
 
@@ -379,21 +384,75 @@ public final class FaceAnalyzer {
         let geometryPose = timing.measure(.pose) {
             faceGeometry?.solve(meshPoints: mesh.points, landmarks68: meshLandmarks, headLandmarks: headLandmarks, intrinsics: intrinsics)
         }
-        guard let (meshPose, meshMethod) = Self.bestMeshPose(pnp: pnpPose, geometry: geometryPose, meshLandmarks: meshLandmarks,
-                                                             headLandmarks: headLandmarks, intrinsics: intrinsics,
-                                                             forced: meshPoseMethod) else {
+        guard let best = Self.bestMeshPose(pnp: pnpPose, geometry: geometryPose, meshLandmarks: meshLandmarks,
+                                           headLandmarks: headLandmarks, intrinsics: intrinsics, forced: meshPoseMethod) else {
             return try dlibChoice()
+        }
+        var meshPose = best.0
+        let meshMethod = best.1
+        // A head turned past the mesh's reach: the ear the photo shows sets its turn.
+        let ear = timing.measure(.pose) { () -> EarSighting? in
+            guard let (sighting, turned) = earAnchored(meshPose, image: image, box: box, meshLandmarks: meshLandmarks,
+                                                       intrinsics: intrinsics) else { return nil }
+            meshPose = turned
+            return sighting
         }
         guard let dlibPose, abs(meshPose.yawDegrees) <= meshSwitchYawDegrees,
               Self.rollDisagreement(dlib, mesh) <= Self.meshRollDisagreementDegrees else {
             return LandmarkChoice(landmarks: meshLandmarks, pose: meshPose, model: .mesh, mesh: mesh, poseMethod: meshMethod,
-                                  pnpErrorPx: pnpPose?.reprojectionErrorPx)
+                                  pnpErrorPx: pnpPose?.reprojectionErrorPx, ear: ear)
         }
         guard poseFromMesh else {
             return LandmarkChoice(landmarks: dlib, pose: try dlibPose.get(), model: .dlib, mesh: mesh, poseMethod: .dlibPnP)
         }
         return LandmarkChoice(landmarks: dlib, pose: meshPose, model: .dlib, mesh: mesh, poseLandmarks: meshLandmarks, poseMethod: meshMethod,
-                              pnpErrorPx: pnpPose?.reprojectionErrorPx)
+                              pnpErrorPx: pnpPose?.reprojectionErrorPx, ear: ear)
+    }
+
+    /// Past this much of the mesh's own yaw, its pose is turned by the ear the photo shows (`EarAnchor`). Below
+    /// it the ear is seen edge-on and partly behind the cheek, so its visible centroid is not its centre: on
+    /// faces turned 15–30° the ear read them 12–20° too far (docs/notes.md, "A turned head held by its ear").
+    /// Past it, the mesh's points crowd toward the nose and read the head turned less than it is:
+    /// insightface left_face (−36° by the mesh) reads −66.5°, deca 00181 −62° → −85°, camera.png 58° → 80°,
+    /// AFLW2000-3D image00475 (65.6°) 56° → 70.6°. The heaviest miss it makes: insightface t1's standing man,
+    /// turned ~65–70° and looking down, −47° → −90°.
+    public static let earMinYawDegrees = 35.0
+
+    /// Whether a turned face's pose is read from its ear (`earAnchored`). A clip leaves it off: its pose
+    /// must move smoothly from frame to frame, and a switch at `earMinYawDegrees` would jump.
+    public var earAnchoring = true
+    /// The face-parsing network that finds the ear, where the caller already has one (the engine's, which
+    /// parses the own hair next: one load, not two). nil: the analyzer loads its own on the first face turned
+    /// past `earMinYawDegrees` (most photos never need it); the model missing, no ear is read.
+    public var earParserProvider: (() -> FaceParser?)? = nil
+    private var earParser: FaceParser?
+    private var earParserTried = false
+
+    /// The ear a face turned past `earMinYawDegrees` shows, and `pose` turned to it; nil where the ear is not
+    /// used (off, not turned that far, no parse, no ear seen, no turn fits).
+    func earAnchored(_ pose: HeadPose, image: PixelImage, box: FaceBox, meshLandmarks: [Vec2],
+                     intrinsics: PinholeCamera) -> (EarSighting, HeadPose)? {
+        guard earAnchoring, abs(pose.yawDegrees) >= Self.earMinYawDegrees, let faceGeometry, image.channels == 3 else { return nil }
+        let provided = earParserProvider?()
+        if provided == nil, !earParserTried {
+            earParserTried = true
+            earParser = try? FaceParser(modelPath: ModelCache.path(FaceParser.modelFile(size: 512)))
+        }
+        guard let parser = provided ?? earParser, let parse = try? parser.parseCrop(Frame(image: image, source: "ear"), box: box),
+              let ear = EarAnchor.visibleEar(in: parse, landmarks: meshLandmarks, yawDegrees: pose.yawDegrees),
+              let turned = EarAnchor.pose(base: pose, landmarks: meshLandmarks, head: headLandmarks, ear: ear,
+                                          earOnHead: EarAnchor.headPoint(of: ear, geometry: faceGeometry), intrinsics: intrinsics)
+        else { return nil }
+        return (ear, turned)
+    }
+
+    /// `pose` turned again by the ear `analysis` was turned by, where it was (the pose solved again with other
+    /// intrinsics keeps the ear's turn).
+    func turnedByItsEar(_ pose: HeadPose, for analysis: FaceAnalysis, intrinsics: PinholeCamera) -> HeadPose {
+        guard let ear = analysis.ear, let faceGeometry else { return pose }
+        let points = analysis.poseLandmarks ?? analysis.chosen.landmarks
+        return EarAnchor.pose(base: pose, landmarks: points, head: headLandmarks, ear: ear,
+                              earOnHead: EarAnchor.headPoint(of: ear, geometry: faceGeometry), intrinsics: intrinsics) ?? pose
     }
 
     /// Of the mesh's two poses, the canonical face's fit to its 468 points with their depth
@@ -486,6 +545,11 @@ public final class FaceAnalyzer {
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
     /// length): solved as the face's landmark model solves it.
     public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+        turnedByItsEar(try untouchedPose(for: analysis, intrinsics: intrinsics), for: analysis, intrinsics: intrinsics)
+    }
+
+    /// `solvePose(for:intrinsics:)` before the ear's turn.
+    func untouchedPose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
         if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks

@@ -16,6 +16,8 @@ public struct FaceGeometryPose: Sendable {
     /// The RMS distance (mm) between Coif's rigid reference points and the placed model's: how well one
     /// rigid head stands for the other (~2–3 mm).
     public let placementResidualMm: Double
+    /// The similarity that places the canonical model (cm) on Coif's head (mm).
+    let placement: Similarity
 
     /// Places the canonical model on Coif's head (`headLandmarks`: Coif's 68 reference points, mm).
     /// nil when the points are degenerate (fewer than 68, or all in one place).
@@ -34,7 +36,12 @@ public struct FaceGeometryPose: Sendable {
         headVertices = canonical.map { placement.apply($0) }
         basis = CanonicalFaceModel.procrustesWeights.map { ($0.vertex, Double($0.weight)) }
         placementResidualMm = placement.residual
+        self.placement = placement
     }
+
+    /// A point given in the canonical model's space (centimetres) placed on Coif's head (millimetres), as
+    /// the model's vertices are: where a landmark the mesh does not hold (the ear) lies on the same head.
+    public func headPoint(canonicalCm point: Vec3) -> Vec3 { placement.apply(point) }
 
     /// The pose of Coif's head from a mesh fit (468 points: photo pixels, z relative depth in the same pixel
     /// scale, + away from the camera) seen through `intrinsics`: each point unprojected along its pixel's ray

@@ -54,8 +54,8 @@ public final class FaceParser {
     public static let matteFloor: Float = 0.25
     public static let matteFull: Float = 0.75
 
-    /// Parses the face's crop of `frame` and brings the result back onto the photo.
-    public func parse(_ frame: Frame, box: FaceBox) throws -> OwnHair {
+    /// The network's answer for the face's crop of `frame`, at the network's side (not yet on the photo).
+    public func parseCrop(_ frame: Frame, box: FaceBox) throws -> CropParse {
         let image = frame.image
         let crop = Self.crop(for: box)
         let n = inputSize * inputSize
@@ -67,6 +67,14 @@ public final class FaceParser {
                                &classes, &hair, &message, message.count)
         }
         guard status == 0 else { throw CoifError.assetFailed(path: modelPath, reason: "parse failed: \(String(nulTerminated: message))") }
+        return CropParse(side: inputSize, crop: crop, classes: classes, hair: hair)
+    }
+
+    /// Parses the face's crop of `frame` and brings the result back onto the photo.
+    public func parse(_ frame: Frame, box: FaceBox) throws -> OwnHair {
+        let image = frame.image
+        let parsed = try parseCrop(frame, box: box)
+        let crop = parsed.crop, classes = parsed.classes, hair = parsed.hair
         let count = image.width * image.height
         var photoClasses = [UInt8](repeating: 0, count: count)
         var matte = [Float](repeating: 0, count: count)
@@ -158,6 +166,21 @@ extension FaceParser {
         }
         guard let hair else { throw CoifError.internalError("own hair: no face to parse") }
         return hair
+    }
+}
+
+/// The parse of one face's crop at the network's side: `classes` and `hair` (the probability of hair or hat)
+/// are `side`² in the crop's rows, the crop in photo pixels.
+public struct CropParse: Sendable {
+    public var side: Int
+    public var crop: (x: Float, y: Float, side: Float)
+    public var classes: [UInt8]
+    public var hair: [Float]
+
+    /// The photo pixel at the centre of the crop's cell (column, row).
+    public func photoPoint(column: Int, row: Int) -> Vec2 {
+        let cell = crop.side / Float(side)
+        return Vec2(crop.x + (Float(column) + 0.5) * cell, crop.y + (Float(row) + 0.5) * cell)
     }
 }
 
