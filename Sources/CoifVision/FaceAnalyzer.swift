@@ -46,6 +46,8 @@ public struct FaceFit: Sendable {
     /// How the pose was solved from those points.
     public var poseMethod: PoseMethod
     public var meshPoints: [Vec3]?
+    /// The ear that turned the pose (`EarAnchor`), where one did.
+    public var ear: EarSighting?
 
     public init(_ analysis: FaceAnalysis) {
         box = analysis.chosen.box
@@ -55,6 +57,7 @@ public struct FaceFit: Sendable {
         poseMethod = analysis.poseMethod
         poseModel = analysis.poseMethod == .dlibPnP ? .dlib : .mesh
         meshPoints = analysis.meshPoints
+        ear = analysis.ear
     }
 }
 

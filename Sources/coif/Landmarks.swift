@@ -9,7 +9,7 @@ import Foundation
 struct Landmarks: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the faces in a photo: box, 68 landmarks, head pose (yaw/pitch/roll, rvec, tvec, intrinsics), and which model fitted them.",
-        discussion: "Pose angles are degrees relative to a frontal head looking into the camera: yaw + = nose toward image right, pitch + = chin up, roll + = head tilted clockwise in the image. rvec/tvec map Coif's head space (mm) to OpenCV camera space. landmarkModel is 'dlib' (68-point predictor) or 'mesh' (MediaPipe FaceMesh, used past dlib's range); poseModel names the points the pose was solved from ('mesh' wherever the mesh fitted, also where dlib's points are kept; 'dlib' where the mesh did not fit); poseMethod says how: 'mesh-geometry' (the mesh's 468 points with depth fitted to MediaPipe's canonical face by weighted Procrustes), 'mesh-pnp' or 'dlib-pnp' (solvePnP on that model's 68 points), whichever reprojects Coif's rigid head best; with 'mesh', 'mesh' holds its 468 points (x, y pixels; z relative depth in pixels, + away from the camera)."
+        discussion: "Pose angles are degrees relative to a frontal head looking into the camera: yaw + = nose toward image right, pitch + = chin up, roll + = head tilted clockwise in the image. rvec/tvec map Coif's head space (mm) to OpenCV camera space. landmarkModel is 'dlib' (68-point predictor) or 'mesh' (MediaPipe FaceMesh, used past dlib's range); poseModel names the points the pose was solved from ('mesh' wherever the mesh fitted, also where dlib's points are kept; 'dlib' where the mesh did not fit); poseMethod says how: 'mesh-geometry' (the mesh's 468 points with depth fitted to MediaPipe's canonical face by weighted Procrustes), 'mesh-pnp' or 'dlib-pnp' (solvePnP on that model's 68 points), whichever reprojects Coif's rigid head best; with 'mesh', 'mesh' holds its 468 points (x, y pixels; z relative depth in pixels, + away from the camera). Past 35° of the mesh's yaw the ear the face-parsing network finds turns the pose ('ear': its centre and area in pixels; null where no ear turned it)."
     )
 
     @Argument(help: "The photo (JPEG, PNG or PPM).")
@@ -60,6 +60,7 @@ struct Landmarks: ParsableCommand {
                             "poseModel": face.poseModel.rawValue,
                             "poseMethod": face.poseMethod.rawValue,
                             "mesh": face.meshPoints.map { $0.map { [$0.x, $0.y, $0.z] } } ?? NSNull(),
+                            "ear": face.ear.map { ["x": $0.centroid.x, "y": $0.centroid.y, "areaPx": $0.areaPx] as [String: Any] } ?? NSNull(),
                             "pose": [
                                 "yawDegrees": face.pose.yawDegrees, "pitchDegrees": face.pose.pitchDegrees, "rollDegrees": face.pose.rollDegrees,
                                 "rvec": face.pose.rvec, "tvec": face.pose.tvec, "reprojectionErrorPx": face.pose.reprojectionErrorPx,
@@ -75,7 +76,8 @@ struct Landmarks: ParsableCommand {
                     let b = fit.box
                     print(String(format: "face %d: box (%.0f,%.0f)-(%.0f,%.0f) score %.2f  points %@, pose %@ (%@)  yaw %+.1f° pitch %+.1f° roll %+.1f°  tvec (%.0f, %.0f, %.0f) mm  reprojection %.2f px",
                                  i, b.left, b.top, b.right, b.bottom, b.score, fit.landmarkModel.rawValue, fit.poseModel.rawValue, fit.poseMethod.rawValue, fit.pose.yawDegrees, fit.pose.pitchDegrees,
-                                 fit.pose.rollDegrees, fit.pose.tvec[0], fit.pose.tvec[1], fit.pose.tvec[2], fit.pose.reprojectionErrorPx))
+                                 fit.pose.rollDegrees, fit.pose.tvec[0], fit.pose.tvec[1], fit.pose.tvec[2], fit.pose.reprojectionErrorPx)
+                          + (fit.ear.map { String(format: "  turned by the ear at (%.0f, %.0f)", $0.centroid.x, $0.centroid.y) } ?? ""))
                 }
             }
         }

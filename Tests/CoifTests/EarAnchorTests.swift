@@ -78,6 +78,27 @@ final class EarAnchorTests: XCTestCase {
         XCTAssertGreaterThan(again.yawDegrees, 65, "solved again, the pose keeps the ear's turn")
     }
 
+    /// `coif landmarks --json` says where the ear that turned a pose was (camera.png's, left of his face as he
+    /// faces right), and null on a frontal face.
+    func testLandmarksJSONSaysWhichEarTurnedThePose() throws {
+        let camera = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
+        guard FileManager.default.fileExists(atPath: camera) else { throw XCTSkip("\(camera) is missing (install Debian python3-skimage)") }
+        for (photo, turned) in [(camera, true), (try Fixtures.requireAstronaut(), false)] {
+            let run = try Fixtures.runCoif(["landmarks", photo, "--face", "largest", "--json"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            let face = try XCTUnwrap((json["faces"] as? [[String: Any]])?.first)
+            if turned {
+                let ear = try XCTUnwrap(face["ear"] as? [String: Double], "camera.png's pose is turned by his ear")
+                let box = try XCTUnwrap(face["box"] as? [String: Double])
+                XCTAssertLessThan(try XCTUnwrap(ear["x"]), try XCTUnwrap(box["left"]), "the ear lies behind his face, as he faces right")
+                XCTAssertGreaterThan(try XCTUnwrap(ear["areaPx"]), 0)
+            } else {
+                XCTAssertTrue(face["ear"] is NSNull, "a frontal face is not turned by an ear")
+            }
+        }
+    }
+
     /// The shared portraits in full profile (insightface left_face, ~65–80°; deca 00181, ~90°) read |yaw| ≥ 65°
     /// (the mesh alone: −36° and −62°).
     func testTheProfilePortraitsReadPast65() throws {
