@@ -183,13 +183,7 @@ public enum AFLWPose {
         let rx: [Double] = [1, 0, 0, 0, ca, -sa, 0, sa, ca]
         let ry: [Double] = [cb, 0, sb, 0, 1, 0, -sb, 0, cb]
         let rz: [Double] = [cg, -sg, 0, sg, cg, 0, 0, 0, 1]
-        func times(_ p: [Double], _ q: [Double]) -> [Double] {
-            (0..<9).map { (k: Int) -> Double in
-                let row = k / 3, column = k % 3
-                return p[3 * row] * q[column] + p[3 * row + 1] * q[3 + column] + p[3 * row + 2] * q[6 + column]
-            }
-        }
-        return times(times(rx, ry), rz)
+        return PoseSmoother.multiply(PoseSmoother.multiply(rx, ry), rz)
     }
 
     /// The angle (degrees) of the one rotation between two poses given as AFLW angles (pitch, yaw, roll):

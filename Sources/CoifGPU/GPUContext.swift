@@ -24,7 +24,9 @@ public final class GPUContext {
     /// instructions too. llvmpipe compiles its shaders for the CPU it runs on, so one GL_RENDERER string
     /// ("llvmpipe (LLVM 15.0.6, 256 bits)") drew the same hair on an AVX-512 host and on the host the goldens
     /// were recorded on with 0.5–1.4% of the hair's pixels apart (at most 40 levels; 4 pixels past 24).
-    public var pixelIdentity: String { isSoftware ? renderer + " on " + Self.hostVectorInstructions() : renderer }
+    public var pixelIdentity: String { isSoftware ? renderer + " on " + Self.thisHostsVectorInstructions : renderer }
+    /// `hostVectorInstructions()` of this host, read once a process.
+    static let thisHostsVectorInstructions = hostVectorInstructions()
 
     /// The host CPU's widest vector instructions and whether it fuses multiply-adds, from /proc/cpuinfo's flags
     /// ("avx512f+fma", "avx2+fma", "neon"); "unknown CPU" where there is no such file.

@@ -327,6 +327,8 @@ public final class VideoCancel: @unchecked Sendable {
 /// while a clip runs.
 final class VideoFrameAnalysis: @unchecked Sendable {
     let analyzer: FaceAnalyzer
+    /// The analyzer's `earAnchoring` before this clip turned it off, given back when the clip's analysis goes.
+    private let earAnchoringBefore: Bool
     let parser: FaceParser?
     let head: HeadModel
     let job: TryOnJob
@@ -355,7 +357,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
 
     init(engine: TryOnEngine, parser: FaceParser?, job: TryOnJob, options: VideoTryOnOptions) {
         // A clip's pose moves smoothly from frame to frame: no turn read from the ear, which switches on past
-        // a yaw (FaceAnalyzer.earAnchoring).
+        // a yaw (FaceAnalyzer.earAnchoring). Off for this clip only: the engine's stills read it again after.
+        earAnchoringBefore = engine.analyzer.earAnchoring
         engine.analyzer.earAnchoring = false
         analyzer = engine.analyzer
         self.parser = parser
@@ -366,6 +369,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         hairlinePoint = Self.hairlinePoint(of: engine.head)
         smoother = PoseSmoother(options.smoothing)
     }
+
+    deinit { analyzer.earAnchoring = earAnchoringBefore }
 
     func analyse(_ input: Frame, renders: Bool, timing: inout FrameTiming) throws -> VideoTryOn.AnalysedFrame {
         let frame = input.withFieldOfView(job.fieldOfViewDegrees)

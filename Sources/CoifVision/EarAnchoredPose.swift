@@ -91,24 +91,21 @@ public enum EarAnchor {
     /// equations) over the face's visible rigid points (`FaceAnalyzer.visibleRigidLandmarks`); the turn kept
     /// minimises their mean squared reprojection plus the ear's squared reprojection (`earWeight`). nil when no
     /// turn puts the head in front of the camera.
-    public static func pose(base: HeadPose, landmarks: [Vec2], head: [Vec3], ear: EarSighting, earOnHead: Vec3,
+    public static func pose(base: HeadPose, landmarks: [Vec2], head: [Vec3], ear: EarSighting, geometry: FaceGeometryPose,
                             intrinsics: PinholeCamera) -> HeadPose? {
         let subset = FaceAnalyzer.visibleRigidLandmarks(yawDegrees: base.yawDegrees)
         let model = subset.map { head[$0] }, seen = subset.map { landmarks[$0] }
+        let earOnHead = headPoint(of: ear, geometry: geometry)
         func turned(_ degrees: Double) -> (cost: Double, pose: HeadPose)? {
             let a = degrees * .pi / 180, c = cos(a), s = sin(a)
-            let r0 = base.rotation
             // R = R0 · Ry(a): the turn is about the head's own vertical axis, inside the mesh's tilt. The mesh's
             // error on a turned head is its face crowded along the face's own width, so it is a turn of the head
             // on its neck: turned about the camera's vertical instead, a head looking down (camera.png's
             // cameraman, pitch −28°) could not bring its ear into place and stayed at the mesh's 57–58°.
-            let ry = [c, 0, s, 0, 1, 0, -s, 0, c]
-            var r = [Double](repeating: 0, count: 9)
-            for i in 0..<3 { for j in 0..<3 { r[3 * i + j] = (0..<3).reduce(0) { $0 + r0[3 * i + $1] * ry[3 * $1 + j] } } }
+            let r = PoseSmoother.multiply(base.rotation, [c, 0, s, 0, 1, 0, -s, 0, c])
             guard let t = translation(rotation: r, model: model, seen: seen, intrinsics: intrinsics) else { return nil }
-            var rvec = [Double](repeating: 0, count: 3)
-            cv_rotation_to_rvec(r, &rvec)
-            var pose = HeadPose(rvec: rvec, tvec: t, rotation: r, reprojectionErrorPx: 0)
+            // Its rotation vector is made for the turn kept only (below).
+            var pose = HeadPose(rvec: [0, 0, 0], tvec: t, rotation: r, reprojectionErrorPx: 0)
             let rigid = pose.reprojectionRMS(of: model, onto: seen, intrinsics: intrinsics)
             let earError = pose.reprojectionRMS(of: [earOnHead], onto: [ear.centroid], intrinsics: intrinsics)
             // No turn past a full profile: beyond it the face would be seen from behind.
@@ -127,7 +124,9 @@ public enum EarAnchor {
             guard let b = best else { return nil }
             centre = b.degrees; span = 2 * step; step /= 4
         }
-        return best?.pose
+        guard var kept = best?.pose else { return nil }
+        cv_rotation_to_rvec(kept.rotation, &kept.rvec)
+        return kept
     }
 
     /// The translation that best projects `model` (head space) rotated by `rotation` onto `seen`: the linear

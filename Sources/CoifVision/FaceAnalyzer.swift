@@ -443,8 +443,8 @@ public final class FaceAnalyzer {
         }
         guard let parser = provided ?? earParser, let parse = try? parser.parseCrop(Frame(image: image, source: "ear"), box: box),
               let ear = EarAnchor.visibleEar(in: parse, landmarks: meshLandmarks, yawDegrees: pose.yawDegrees),
-              let turned = EarAnchor.pose(base: pose, landmarks: meshLandmarks, head: headLandmarks, ear: ear,
-                                          earOnHead: EarAnchor.headPoint(of: ear, geometry: faceGeometry), intrinsics: intrinsics)
+              let turned = EarAnchor.pose(base: pose, landmarks: meshLandmarks, head: headLandmarks, ear: ear, geometry: faceGeometry,
+                                          intrinsics: intrinsics)
         else { return nil }
         return (ear, turned)
     }
@@ -454,8 +454,8 @@ public final class FaceAnalyzer {
     func turnedByItsEar(_ pose: HeadPose, for analysis: FaceAnalysis, intrinsics: PinholeCamera) -> HeadPose {
         guard let ear = analysis.ear, let faceGeometry else { return pose }
         let points = analysis.poseLandmarks ?? analysis.chosen.landmarks
-        return EarAnchor.pose(base: pose, landmarks: points, head: headLandmarks, ear: ear,
-                              earOnHead: EarAnchor.headPoint(of: ear, geometry: faceGeometry), intrinsics: intrinsics) ?? pose
+        return EarAnchor.pose(base: pose, landmarks: points, head: headLandmarks, ear: ear, geometry: faceGeometry,
+                              intrinsics: intrinsics) ?? pose
     }
 
     /// Of the mesh's two poses, the canonical face's fit to its 468 points with their depth

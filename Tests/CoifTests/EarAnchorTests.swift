@@ -28,14 +28,7 @@ final class EarAnchorTests: XCTestCase {
                                  rotation: FaceGeometryPoseTests.rotation(yaw: yaw, pitch: pitch, roll: 3), reprojectionErrorPx: 0)
             // The truth: the short pose turned a further 20° on the head's own vertical axis, the way it faces.
             let a = (yaw > 0 ? 20.0 : -20.0) * .pi / 180
-            let ry: [Double] = [cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a)]
-            let r0 = short.rotation
-            var rotation = [Double](repeating: 0, count: 9)
-            for row in 0..<3 {
-                for column in 0..<3 {
-                    for k in 0..<3 { rotation[3 * row + column] += r0[3 * row + k] * ry[3 * k + column] }
-                }
-            }
+            let rotation = PoseSmoother.multiply(short.rotation, [cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a)])
             let truth = HeadPose(rvec: [0, 0, 0], tvec: [20, -10, 600], rotation: rotation, reprojectionErrorPx: 0)
             XCTAssertGreaterThan(abs(truth.yawDegrees), abs(yaw) + 15, "the truth is turned further")
             let landmarks = head.landmarks68.map { project($0, truth) }
@@ -43,7 +36,7 @@ final class EarAnchorTests: XCTestCase {
             var ear = EarSighting(centroid: Vec2(0, 0), areaPx: 1000, side: yaw > 0 ? -1 : 1)
             let onHead = EarAnchor.headPoint(of: ear, geometry: geometry)
             ear.centroid = project(onHead, truth)
-            let turned = try XCTUnwrap(EarAnchor.pose(base: short, landmarks: landmarks, head: head.landmarks68, ear: ear, earOnHead: onHead,
+            let turned = try XCTUnwrap(EarAnchor.pose(base: short, landmarks: landmarks, head: head.landmarks68, ear: ear, geometry: geometry,
                                                       intrinsics: camera))
             print(String(format: "EarAnchorTests: yaw %.1f° from %.1f°: %.2f° (pitch %.2f° of %.2f°, roll %.2f° of %.2f°)", truth.yawDegrees,
                          short.yawDegrees, turned.yawDegrees, turned.pitchDegrees, truth.pitchDegrees, turned.rollDegrees, truth.rollDegrees))
