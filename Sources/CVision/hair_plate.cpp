@@ -134,6 +134,15 @@ template <typename Take> bool medianColour(const cv::Mat &linear, Take take, cv:
     return true;
 }
 
+// Rec. 709 luma of an RGB colour (relative luminance for linear values).
+inline float lumaOf(const cv::Vec3f &c) { return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]; }
+
+// Hermite step from 0 at `from` to 1 at `to`.
+inline float smoothstep(float from, float to, float x) {
+    const float t = std::min(std::max((x - from) / (to - from), 0.0f), 1.0f);
+    return t * t * (3 - 2 * t);
+}
+
 // Whether every channel of `colour` lies within [low·of − slackLow, high·of + slackHigh].
 inline bool withinBand(const cv::Vec3f &colour, const cv::Vec3f &of, float low, float slackLow, float high, float slackHigh) {
     for (int c = 0; c < 3; ++c)
@@ -246,6 +255,11 @@ constexpr float kTorsoLightLean = 0.25f;
 // the jaw's angles, and they lie a little below that row.
 constexpr float kNeckToJaw = 0.85f;
 
+// Skin or neck, as the parse calls it, darker than this share of the face's median skin luminance is clothes:
+// a neck in its jaw's shadow is about 0.6 of the face (the median over the shared portraits whose neck shows),
+// a black or navy top under 0.05.
+constexpr float kClothesUnderSkin = 0.2f;
+
 // The least texture (textureLevel, perceptual units) a background needs for its completion to be laid whole;
 // below it, only the completion's fine texture is (a smooth backdrop has no structure to carry, and patches of a
 // ramp from elsewhere step its shading: a gradient behind the hair, worst error 24 of 255). Measured over the portraits: studio backdrops and smooth walls 0.0000–0.0037;
@@ -273,27 +287,26 @@ void neckUnderJaw(const cv::Mat &bare, float &middle, float &halfWidth) {
     halfWidth = 0.5f * kNeckToJaw * float(right - left + 1);
 }
 
-cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kFillSidePx) {
-    const int side = std::max(value.cols, value.rows);
-    if (side <= maxSide) return pullPush(value, weight);
-    const double scale = double(maxSide) / side;
+// `value` (CV_32FC3) and `weight` (CV_32F, 0…1) at `scale` (≤ 1), area-averaged: a small pixel's weight is the
+// share of its area that is source, its value their mean.
+void averagedDown(const cv::Mat &value, const cv::Mat &weight, double scale, cv::Mat &valueSmall, cv::Mat &weightSmall) {
     const cv::Size small(std::max(1, int(std::lround(value.cols * scale))), std::max(1, int(std::lround(value.rows * scale))));
-    cv::Mat weightedSmall, weightSmall;
-    cv::Mat w3;
+    cv::Mat weightedSmall, w3;
     cv::merge(std::vector<cv::Mat>{weight, weight, weight}, w3);
-    // Area-averaged: a small pixel's weight is the share of its area that is source, its value their mean.
     cv::resize(value.mul(w3), weightedSmall, small, 0, 0, cv::INTER_AREA);
     cv::resize(weight, weightSmall, small, 0, 0, cv::INTER_AREA);
-    cv::Mat valueSmall(small, CV_32FC3);
+    valueSmall.create(small, CV_32FC3);
     for (int y = 0; y < small.height; ++y) {
         const cv::Vec3f *s = weightedSmall.ptr<cv::Vec3f>(y);
         const float *w = weightSmall.ptr<float>(y);
         cv::Vec3f *v = valueSmall.ptr<cv::Vec3f>(y);
         for (int x = 0; x < small.width; ++x) v[x] = w[x] > 0 ? s[x] / w[x] : cv::Vec3f(0, 0, 0);
     }
-    cv::Mat filledSmall = pullPush(valueSmall, weightSmall), filled;
-    cv::resize(filledSmall, filled, value.size(), 0, 0, cv::INTER_LINEAR);
-    // Known pixels keep their own value (the resize would soften them).
+}
+
+// Known pixels of a fill made small and resized back keep their own value, in proportion to their weight (the
+// resize would soften them).
+void keepKnown(const cv::Mat &value, const cv::Mat &weight, cv::Mat &filled) {
     for (int y = 0; y < value.rows; ++y) {
         const cv::Vec3f *src = value.ptr<cv::Vec3f>(y);
         const float *w = weight.ptr<float>(y);
@@ -303,6 +316,172 @@ cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kF
             if (k > 0) dst[x] = src[x] * k + dst[x] * (1 - k);
         }
     }
+}
+
+cv::Mat smoothFill(const cv::Mat &value, const cv::Mat &weight, int maxSide = kFillSidePx) {
+    const int side = std::max(value.cols, value.rows);
+    if (side <= maxSide) return pullPush(value, weight);
+    cv::Mat valueSmall, weightSmall;
+    averagedDown(value, weight, double(maxSide) / side, valueSmall, weightSmall);
+    cv::Mat filledSmall = pullPush(valueSmall, weightSmall), filled;
+    cv::resize(filledSmall, filled, value.size(), 0, 0, cv::INTER_LINEAR);
+    keepKnown(value, weight, filled);
+    return filled;
+}
+
+// The background's lines the smooth fill carries on across the hole: where the background beside the hole runs
+// in one direction (rails, a fence, a bleacher's rows, blinds' slats, pillars), each hole pixel takes the colours
+// where that direction meets the background on either side, blended by distance (both sides, within kLinesSpan);
+// the membrane (pull-push) elsewhere. The membrane alone averaged bands of different colours into one grey oval
+// where an afro stood before a stadium's rails, and the completion's copies, kept to its level, lost their
+// colours to it. How much a pixel takes of the direction's colours is the background's coherence there (the
+// structure tensor's, (λ1 − λ2)² / (λ1 + λ2)², continued into the hole), from none below kLinesFrom to all at
+// kLinesFull, times the lines' strength (kLinesFaintest), and only where the background at both ends runs the
+// same way (kLinesAgree). Worked at most maxSide px on the long side.
+constexpr float kLinesFrom = 0.2f, kLinesFull = 0.5f;
+// The longest line across the hole followed whole, as a share of the working box's long side (fading to none at
+// twice it).
+constexpr float kLinesSpan = 0.5f;
+// The gradient (3×3 Sobel of perceptual luma, root mean square over the tensor's smoothing) under which lines are
+// too faint to follow, fully followed at three times it: a wall's shading runs one way as rails do, and followed
+// it carried a dark wisp the parse left at the hair's edge across the wall as a streak (astronaut.png).
+constexpr float kLinesFaintest = 0.05f;
+// Where a line meets the background, its colour is the mean of this many known pixels along it (working px): the
+// first alone is often a wisp of the removed hair the parse left at its edge, which a line carries as a streak.
+constexpr int kLinesEndPx = 4;
+// How nearly the background where a line meets it must run the same way (the cosine between the two): from none
+// at this to all where they agree.
+constexpr float kLinesAgree = 0.9f;
+// How far inside the known background its lines are read (working px).
+constexpr int kLinesFromHolePx = 6;
+// The structure tensor's smoothing, in working pixels (a few rails' spacing).
+constexpr float kLinesScalePx = 4.0f;
+
+cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
+    // At the box's own size where it fits, as smoothFill works (where no line is followed the two agree).
+    const int side = std::max(value.cols, value.rows);
+    const bool whole = side <= maxSide;
+    cv::Mat valueSmall = value, weightSmall = weight;
+    if (!whole) averagedDown(value, weight, double(maxSide) / side, valueSmall, weightSmall);
+    const cv::Size small = valueSmall.size();
+    cv::Mat membrane = pullPush(valueSmall, weightSmall);
+    const cv::Mat known = weightSmall >= 0.5f;
+    // The structure tensor of the known background's luma, its gradients taken only kLinesFromHolePx or more
+    // inside the known background (the hole's edge is not a line, nor are the removed hair's wisps and shadow
+    // along it: followed, they drew grey streaks off the hair's outline over a white wall), smoothed by
+    // normalised convolution and continued into the hole.
+    cv::Mat luma(small, CV_32F), gx, gy;
+    for (int y = 0; y < small.height; ++y) {
+        const cv::Vec3f *m = membrane.ptr<cv::Vec3f>(y);
+        float *l = luma.ptr<float>(y);
+        for (int x = 0; x < small.width; ++x) l[x] = lumaOf(m[x]);
+    }
+    cv::Sobel(luma, gx, CV_32F, 1, 0, 3);
+    cv::Sobel(luma, gy, CV_32F, 0, 1, 3);
+    cv::Mat inner;
+    cv::erode(known, inner, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * kLinesFromHolePx + 1, 2 * kLinesFromHolePx + 1)));
+    cv::Mat tensor(small, CV_32FC3, cv::Scalar::all(0)), tensorWeight(small, CV_32F, cv::Scalar(0));
+    for (int y = 0; y < small.height; ++y) {
+        const float *a = gx.ptr<float>(y), *b = gy.ptr<float>(y);
+        const uint8_t *k = inner.ptr<uint8_t>(y);
+        cv::Vec3f *t = tensor.ptr<cv::Vec3f>(y);
+        float *tw = tensorWeight.ptr<float>(y);
+        for (int x = 0; x < small.width; ++x)
+            if (k[x]) {
+                t[x] = cv::Vec3f(a[x] * a[x], a[x] * b[x], b[x] * b[x]);
+                tw[x] = 1;
+            }
+    }
+    if (cv::countNonZero(inner) < 16) return whole ? membrane : smoothFill(value, weight, maxSide);
+    cv::Mat tensorSum, weightSum;
+    cv::GaussianBlur(tensor, tensorSum, cv::Size(0, 0), kLinesScalePx);
+    cv::GaussianBlur(tensorWeight, weightSum, cv::Size(0, 0), kLinesScalePx);
+    cv::Mat tensorKnown(small, CV_32FC3, cv::Scalar::all(0)), tensorKnownWeight(small, CV_32F, cv::Scalar(0));
+    for (int y = 0; y < small.height; ++y) {
+        const cv::Vec3f *t = tensorSum.ptr<cv::Vec3f>(y);
+        const float *w = weightSum.ptr<float>(y);
+        cv::Vec3f *o = tensorKnown.ptr<cv::Vec3f>(y);
+        float *ow = tensorKnownWeight.ptr<float>(y);
+        for (int x = 0; x < small.width; ++x)
+            if (w[x] > 0.05f) {
+                o[x] = t[x] / w[x];
+                ow[x] = 1;
+            }
+    }
+    const cv::Mat field = pullPush(tensorKnown, tensorKnownWeight);
+    // The value where the line through each hole pixel meets the background, each way.
+    cv::Mat blurred;
+    cv::GaussianBlur(valueSmall, blurred, cv::Size(0, 0), 1.0);
+    cv::Mat out = membrane.clone();
+    const int reach = small.width + small.height;
+    for (int y = 0; y < small.height; ++y) {
+        const uint8_t *k = known.ptr<uint8_t>(y);
+        const cv::Vec3f *f = field.ptr<cv::Vec3f>(y);
+        cv::Vec3f *o = out.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < small.width; ++x) {
+            if (k[x]) continue;
+            const float jxx = f[x][0], jxy = f[x][1], jyy = f[x][2];
+            const float trace = jxx + jyy, root = std::sqrt((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy);
+            if (trace <= 1e-9f) continue;
+            const float coherence = (root / trace) * (root / trace);
+            // Lines, not a smooth wall's shading: its gradients agree in direction too, but are faint.
+            const float take = smoothstep(kLinesFrom, kLinesFull, coherence) * smoothstep(kLinesFaintest, 3 * kLinesFaintest, std::sqrt(trace));
+            if (take <= 0) continue;
+            // The gradient's direction is the tensor's first eigenvector; the lines run across it.
+            const float theta = 0.5f * std::atan2(2 * jxy, jxx - jyy);
+            const float dx = -std::sin(theta), dy = std::cos(theta);
+            cv::Vec3f ends[2];
+            float distance[2] = {-1, -1};
+            int endX[2] = {0, 0}, endY[2] = {0, 0};
+            for (int e = 0; e < 2; ++e) {
+                const float sx = e == 0 ? dx : -dx, sy = e == 0 ? dy : -dy;
+                cv::Vec3f sum(0, 0, 0);
+                int taken = 0;
+                for (int step = 1; step < reach; ++step) {
+                    const int u = int(std::lround(float(x) + sx * float(step))), v = int(std::lround(float(y) + sy * float(step)));
+                    if (u < 0 || v < 0 || u >= small.width || v >= small.height) break;
+                    if (known.at<uint8_t>(v, u)) {
+                        if (taken == 0) {
+                            distance[e] = float(step);
+                            endX[e] = u;
+                            endY[e] = v;
+                        }
+                        sum += blurred.at<cv::Vec3f>(v, u);
+                        if (++taken == kLinesEndPx) break;
+                    } else if (taken > 0) {
+                        break;
+                    }
+                }
+                if (taken > 0) ends[e] = sum / float(taken);
+            }
+            // Both ends, and not far apart: a line followed a long way, or out of the box, carried a colour from
+            // across the photo (a tree's green down over a shoulder).
+            if (distance[0] < 0 || distance[1] < 0) continue;
+            const float span = (distance[0] + distance[1]) / float(std::max(small.width, small.height));
+            float trust = take * (1 - smoothstep(kLinesSpan, 2 * kLinesSpan, span));
+            // The line is the background's on both sides: where it meets it, the background there runs the same
+            // way, as strongly. A single edge far off, continued over the hole, is no line across it (it drew
+            // streaks over a white wall).
+            for (int e = 0; e < 2 && trust > 0; ++e) {
+                const cv::Vec3f t = field.at<cv::Vec3f>(endY[e], endX[e]);
+                const float endTrace = t[0] + t[2];
+                if (endTrace <= 1e-9f) {
+                    trust = 0;
+                    break;
+                }
+                const float endTheta = 0.5f * std::atan2(2 * t[1], t[0] - t[2]);
+                const float agreement = std::fabs(std::cos(endTheta - theta));
+                trust *= smoothstep(kLinesFaintest, 3 * kLinesFaintest, std::sqrt(endTrace)) * smoothstep(kLinesAgree, 1.0f, agreement);
+            }
+            if (trust <= 0) continue;
+            const cv::Vec3f along = (ends[0] * distance[1] + ends[1] * distance[0]) / (distance[0] + distance[1]);
+            o[x] = o[x] * (1 - trust) + along * trust;
+        }
+    }
+    if (whole) return out;
+    cv::Mat filled;
+    cv::resize(out, filled, value.size(), 0, 0, cv::INTER_LINEAR);
+    keepKnown(value, weight, filled);
     return filled;
 }
 
@@ -316,8 +495,6 @@ cv::Mat smoothFillUnderShading(const cv::Mat &value, const cv::Mat &weight, cons
     return smoothFill(albedo, weight, maxSide).mul(shading3);
 }
 
-// Rec. 709 luma of a colour.
-inline float lumaOf(const cv::Vec3f &c) { return 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]; }
 
 // A robust standard deviation of values centred on 0, from their magnitudes: 1.4826 × the median (0 for
 // none). Reorders `magnitudes`.
@@ -728,7 +905,8 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
         // the median skin pixel's.
         cv::Vec3f skinMedian;
-        if (medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian)) {
+        const bool haveSkinMedian = medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian);
+        if (haveSkinMedian) {
             for (int y = 0; y < box.height; ++y) {
                 const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
                 uint8_t *s = skinSource.ptr<uint8_t>(y);
@@ -931,9 +1109,24 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         const cv::Mat bodyZone = bodyWeight > 0.5f;
         std::vector<Region> regions;
         cv::Mat tileShare;  // the completion's share of each box pixel, where it was made
-        const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN,
-                                         (classBox == CV_PARSE_CLOTH) | clothesCalledBackground(rgb, width, box, classBox, bodyZone,
-                                                                                                 backgroundSource & (bodyZone == 0))};
+        // What the parse calls skin or neck below the chin, in the body's zone, far darker than the face's skin
+        // (under kClothesUnderSkin of its median luminance) is clothes: a black top below a girl's neck was called
+        // neck down to the photo's foot, and continued as skin it laid a brown dome over the shoulders her hair hid.
+        const cv::Mat calledSkin = classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN;
+        cv::Mat clothesCalledSkin(box.size(), CV_8U, cv::Scalar(0));
+        if (haveSkinMedian) {
+            const float darkest = kClothesUnderSkin * lumaOf(skinMedian);
+            for (int y = std::max(0, int(std::ceil(chin))); y < box.height; ++y) {
+                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
+                const uint8_t *c = calledSkin.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y), *h = headBox.ptr<uint8_t>(y);
+                uint8_t *o = clothesCalledSkin.ptr<uint8_t>(y);
+                for (int x = 0; x < box.width; ++x)
+                    if (c[x] && z[x] && !h[x] && lumaOf(l[x]) < darkest) o[x] = 255;
+            }
+        }
+        const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, calledSkin & (clothesCalledSkin == 0),
+                                         (classBox == CV_PARSE_CLOTH) | clothesCalledSkin |
+                                             clothesCalledBackground(rgb, width, box, classBox, bodyZone, backgroundSource & (bodyZone == 0))};
         for (int kind = 0; kind < 3; ++kind) {
             Region region;
             // The body's sources come nearer the hair than the background's: a top seen only between strands
@@ -1065,7 +1258,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                         }
                     }
                 }
-                region.fill = region.body ? smoothFillUnderShading(values, weight, torso, 256) : smoothFill(values, weight, 256);
+                region.fill = region.body ? smoothFillUnderShading(values, weight, torso, 256) : orientedFill(values, weight, 256);
                 // The grain it carries where nothing is copied into it.
                 region.grain = std::min(grainSigma(linear, region.source), 0.03f);
             }
