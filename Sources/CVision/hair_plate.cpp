@@ -409,9 +409,18 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
             }
     }
     const cv::Mat field = pullPush(tensorKnown, tensorKnownWeight);
-    // The value where the line through each hole pixel meets the background, each way.
-    cv::Mat blurred;
-    cv::GaussianBlur(valueSmall, blurred, cv::Size(0, 0), 1.0);
+    // The value where the line through each hole pixel meets the background, each way: the known pixels' own,
+    // blurred over known pixels only (blurred whole, the hair under the hole bled into the background's rim).
+    cv::Mat knownWeight, knownValue, blurred, blurredWeight;
+    known.convertTo(knownWeight, CV_32F, 1.0 / 255);
+    cv::merge(std::vector<cv::Mat>{knownWeight, knownWeight, knownWeight}, knownValue);
+    cv::GaussianBlur(valueSmall.mul(knownValue), blurred, cv::Size(0, 0), 1.0);
+    cv::GaussianBlur(knownWeight, blurredWeight, cv::Size(0, 0), 1.0);
+    for (int y = 0; y < small.height; ++y) {
+        cv::Vec3f *b = blurred.ptr<cv::Vec3f>(y);
+        const float *w = blurredWeight.ptr<float>(y);
+        for (int x = 0; x < small.width; ++x) b[x] = w[x] > 1e-6f ? b[x] / w[x] : cv::Vec3f(0, 0, 0);
+    }
     cv::Mat out = membrane.clone();
     const int reach = small.width + small.height;
     for (int y = 0; y < small.height; ++y) {
