@@ -1,7 +1,9 @@
 // A strand ribbon's corner, expanded from the polyline points (shared by strand.vert and
 // strand_depth.vert). Every strand has uPointsPerStrand points, stored in uPoints (RGBA32F, record i at
 // (i % 2048, i / 2048)): xyz = position in head space (mm), w = the strand's clump tone and random number
-// packed as (tone level 0..255 + random) / 256 (StrandGeometry.packedRecord).
+// packed as (tone level 0..255 + random) / 256 (StrandGeometry.packedRecord), negative (its sign bit set)
+// for a flyaway, drawn uFlyawayWidthScale as wide as the others (one strand as the catalog draws it,
+// however wide the level of detail draws the locks).
 // gl_VertexID = 2 * point + side, side 0 = left (-1), 1 = right (+1), offset perpendicular to the strand's
 // direction on screen; the index buffer joins consecutive points of a strand with two triangles, so each
 // corner is computed once however many triangles share it. Works for a perspective camera and for the
@@ -15,9 +17,11 @@ uniform mat4 uViewToClip;
 uniform vec2 uViewportPx;
 uniform float uRootWidthMm;
 uniform float uTipWidthMm;
+uniform float uFlyawayWidthScale;
 
 struct RibbonCorner {
-    vec4 record;        // the point: head-space position, the strand's packed tone and random number
+    vec4 record;        // the point: head-space position, the strand's packed tone and random number (w >= 0)
+    bool flyaway;       // the strand is a flyaway (w's sign bit)
     vec3 positionView;
     vec3 tangentView;
     vec4 clip;          // the corner, already offset sideways
@@ -41,6 +45,8 @@ RibbonCorner ribbonCorner(int vertexID) {
     int first = strand * uPointsPerStrand;
     int index = point - first;
     corner.record = pointRecord(first + index);
+    corner.flyaway = (floatBitsToUint(corner.record.w) >> 31) != 0U;
+    corner.record.w = abs(corner.record.w);
     corner.fromRootMm = index == 0 ? 0.0 : distance(corner.record.xyz, pointRecord(first).xyz);
     vec3 previous = pointRecord(first + max(index - 1, 0)).xyz;
     vec3 next = pointRecord(first + min(index + 1, segmentsPerStrand)).xyz;
@@ -61,7 +67,9 @@ RibbonCorner ribbonCorner(int vertexID) {
     vec2 normalPx = vec2(-direction.y, direction.x);
 
     corner.along = float(index) / float(segmentsPerStrand);
-    float widthMm = mix(uRootWidthMm, uTipWidthMm, corner.along);
+    // A flyaway is no wider than the catalog draws a strand's middle, however near the root it leaves.
+    float widthMm = corner.flyaway ? mix(uRootWidthMm, uTipWidthMm, max(corner.along, 0.5)) * uFlyawayWidthScale
+                                   : mix(uRootWidthMm, uTipWidthMm, corner.along);
     // Pixels per millimetre at this depth: the projection's x scale in NDC, times half the viewport,
     // over w (the depth for the photo's camera, 1 for the light's orthographic view).
     float pixelsPerMm = uViewToClip[0][0] * 0.5 * uViewportPx.x / max(clip.w, 1e-3);

@@ -19,6 +19,26 @@ public struct StrandCoil: Sendable, Equatable {
     }
 }
 
+/// Flyaways: a few children that leave their lock partway along as one loose fibre does (static, breakage,
+/// new growth): from there the fibre runs on straight, lifted off the hair and sagging a little, for a short
+/// free length, then ends. The silhouette is broken by single hairs, not a clean shell edge. Each is drawn a
+/// strand of the catalog's width (`StrandSet.flyaways`), however wide the level of detail draws the locks.
+public struct StrandFlyaways: Sendable, Equatable {
+    /// How many of the children, on average, fly away: a number, not a share, so a head has about as many
+    /// whatever its level of detail (a flyaway is one fibre, where a child is a lock of them).
+    public var count: Int
+    /// A flyaway's free length past its departure, at most: `freeShare` of its guide's length, and never more
+    /// than `freeMm` (a long loose end sags back into the hair; what shows is its first few centimetres).
+    public var freeShare: Float
+    public var freeMm: Float
+
+    public init(count: Int, freeShare: Float, freeMm: Float) {
+        self.count = count
+        self.freeShare = freeShare
+        self.freeMm = freeMm
+    }
+}
+
 /// Child strands interpolated from guides: roots sampled by area on the scalp (seeded), each child
 /// follows a weighted blend of the 3 nearest guides' shapes (offsets from their roots; inverse-distance
 /// weights), plus clumping toward the nearest guide and seeded noise growing toward the tip; then pushed
@@ -40,6 +60,13 @@ public struct ChildInterpolation: Sendable {
     public var maxGuideDistanceMm: Float = 25
     /// Each child's own coil (coily styles); nil: children follow their guides' shape alone.
     public var coil: StrandCoil?
+    /// The children that fly away; nil: none does.
+    public var flyaways: StrandFlyaways?
+    /// A flyaway is chosen, and shaped, from its own stream of draws, so every other child keeps its draws
+    /// (and bytes) whether flyaways are on or not.
+    static let flyawayStream: UInt64 = 0xF1A7_AA57_5EED_0001
+    /// How far a flyaway's end sags below its straight line, as a share of its free length.
+    static let flyawaySag: Float = 0.2
     /// How many of the guides to draw, evenly spaced through them (nil: all). Set only when fewer strands
     /// than guides are asked for (`--strands 1` draws one strand); there are no children then.
     public var guideLimit: Int?
@@ -114,7 +141,28 @@ public struct ChildInterpolation: Sendable {
                 }
             }
         }
-        return StrandSet(pointsPerStrand: p, positions: out)
+        var flags: [Bool] = []
+        if let flyaways, flyaways.count > 0 {
+            flags = [Bool](repeating: false, count: guideCount + childCount)
+            for child in 0..<childCount where flyaway(child, of: flyaways) != nil { flags[guideCount + child] = true }
+        }
+        return StrandSet(pointsPerStrand: p, positions: out, flyaways: flags)
+    }
+
+    /// How child `child` flies away, when it is a flyaway; nil when it is not. departure: where it leaves its
+    /// path (0…1 along it); free: its free length's share of the most (0.5…1); lift: the tangent of the angle
+    /// it leaves the hair at; sideways: how far that turn swings across the hair (−1…1); bend: how far its
+    /// end arcs further off the hair, as a share of its free length.
+    func flyaway(_ child: Int, of flyaways: StrandFlyaways) -> (departure: Float, free: Float, lift: Float, sideways: Float, bend: Float)? {
+        guard childCount > 0 else { return nil }
+        var random = SeededRandom(seed: seed ^ Self.flyawayStream, stream: UInt64(child))
+        guard random.unitFloat() < Float(flyaways.count) / Float(childCount) else { return nil }
+        // Departures from 3% to 70% of the way, more of them near the root (short new growth and broken
+        // hairs standing off the crown, which the outline shows first); lifts of 17–45°: loose, not on end;
+        // a bend of its own over its free length, mostly further off the hair (a loose fibre arcs).
+        let spread = random.unitFloat()
+        return (0.03 + 0.67 * spread * spread, random.uniform(0.5, 1), random.uniform(0.3, 1), random.uniform(-0.8, 0.8),
+                random.uniform(-0.3, 0.6))
     }
 
     @inline(__always)
@@ -196,6 +244,17 @@ public struct ChildInterpolation: Sendable {
             coilRate = 2 * .pi / (coil.periodMm * rng.uniform(0.75, 1.25))
             coilRadius = coil.radiusMm * rng.uniform(0.7, 1.3)
         }
+        // A flyaway (see StrandFlyaways): past its departure it is no longer held in the clump.
+        var departure: Float = 2, freeMm: Float = 0, lift: Float = 0, sideways: Float = 0, bend: Float = 0, guideLength: Float = 0
+        var departed = Vec3.zero, freeDirection = Vec3.zero, offHair = Vec3.zero
+        if let flyaways, let fly = flyaway(child, of: flyaways) {
+            for j in 1..<p { guideLength += length(b0[j] - b0[j - 1]) }
+            departure = fly.departure
+            freeMm = min(flyaways.freeShare * guideLength, flyaways.freeMm) * fly.free
+            lift = fly.lift
+            sideways = fly.sideways
+            bend = fly.bend
+        }
         var uncoiledPrevious = root, coilNormal = Vec3.zero
         var arc: Float = 0
         let clumpRootOffset = root - b0[0]
@@ -205,7 +264,7 @@ public struct ChildInterpolation: Sendable {
             let u = Float(j) * inv
             var q = root + (b0[j] - b0[0]) * w0 + (b1[j] - b1[0]) * w1 + (b2[j] - b2[0]) * w2
             let clumped = b0[j] + clumpRootOffset * (1 - u)
-            q += (clumped - q) * (clump * u)
+            q += (clumped - q) * (clump * min(u, departure))
             q += (na * u + nb * (u * u - u * 0.5)) * u
             if coilRadius > 0 {
                 // A helix around the uncoiled path, in a frame carried along it (the previous normal made
@@ -223,6 +282,32 @@ public struct ChildInterpolation: Sendable {
                     let angle = coilPhase + arc * coilRate
                     q += (normal * cosf(angle) + cross(tangent, normal) * sinf(angle)) * (coilRadius * smoothstep(0, 8, arc))
                 }
+            }
+            if u > departure {
+                // The free fibre: on from where it left, turned off the hair along the head's outward normal
+                // (swung a little across it), arcing by its bend and sagging with the square of its free
+                // length; eased in over
+                // its first third so it bends off rather than kinks. Past its free length it ends.
+                if freeDirection == .zero {
+                    departed = dst[j - 1]
+                    let step = q - departed
+                    let tangent = dot(step, step) > 1e-12 ? normalize(step) : Vec3(0, -1, 0)
+                    let normal = shape.surfaceNormal(departed)
+                    var off = normal - tangent * dot(normal, tangent)
+                    if dot(off, off) < 1e-6 { off = cross(tangent, abs(tangent.y) < 0.9 ? Vec3(0, 1, 0) : Vec3(1, 0, 0)) }
+                    off = normalize(off)
+                    off = normalize(off + normalize(cross(tangent, off)) * sideways)
+                    freeDirection = normalize(tangent + off * lift)
+                    offHair = off
+                }
+                let along = (u - departure) * guideLength
+                if along > freeMm {
+                    for k in j..<p { dst[k] = dst[j - 1] }
+                    return
+                }
+                let arc = along * along / max(freeMm, 1)
+                let free = departed + freeDirection * along + offHair * (bend * arc) - Vec3(0, Self.flyawaySag * arc, 0)
+                q += (free - q) * smoothstep(0, freeMm / 3, along)
             }
             // Keep the frontal face clear (as the guides do), then push out of the head.
             q = StyleGenerator.keepOffFace(q, shape: shape, clearance: faceClearanceMm)

@@ -11,12 +11,20 @@ import Foundation
 public struct StrandSet: Sendable, Equatable {
     public var pointsPerStrand: Int
     public var positions: [Vec3]
+    /// Per strand, whether it is a flyaway: one loose fibre standing off the hair (ChildInterpolation's
+    /// `StrandFlyaways`), drawn a fibre wide where the others are widened into locks. Empty: none is.
+    public var flyaways: [Bool]
 
-    public init(pointsPerStrand: Int, positions: [Vec3]) {
+    public init(pointsPerStrand: Int, positions: [Vec3], flyaways: [Bool] = []) {
         precondition(pointsPerStrand >= 2 && positions.count % pointsPerStrand == 0, "ragged StrandSet")
+        precondition(flyaways.isEmpty || flyaways.count == positions.count / pointsPerStrand, "one flyaway flag a strand")
         self.pointsPerStrand = pointsPerStrand
         self.positions = positions
+        self.flyaways = flyaways
     }
+
+    /// Whether strand `i` is a flyaway.
+    public func isFlyaway(_ i: Int) -> Bool { i < flyaways.count && flyaways[i] }
 
     public var strandCount: Int { positions.count / pointsPerStrand }
     public var segmentCount: Int { strandCount * (pointsPerStrand - 1) }
@@ -30,7 +38,7 @@ public struct StrandSet: Sendable, Equatable {
         var out: [Vec3] = []
         out.reserveCapacity(strandCount * count)
         for i in 0..<strandCount { out += StyleGenerator.resample(Array(strand(i)), count: count) }
-        return StrandSet(pointsPerStrand: count, positions: out)
+        return StrandSet(pointsPerStrand: count, positions: out, flyaways: flyaways)
     }
 
     /// How far resampling to fewer points moves these strands, in mm: element n (2 ≤ n ≤ pointsPerStrand)

@@ -71,6 +71,6 @@ public struct ScalpSlide: Sendable, Equatable {
                 positions[i] = Self.turned(positions[i], by: angle * keep(positions[i], shape: shape), shape: shape)
             }
         }
-        return StrandSet(pointsPerStrand: n, positions: positions)
+        return StrandSet(pointsPerStrand: n, positions: positions, flyaways: strands.flyaways)
     }
 }

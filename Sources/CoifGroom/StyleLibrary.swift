@@ -331,6 +331,7 @@ extension ChildInterpolation {
         var interpolation = ChildInterpolation(childCount: childCount, pointsPerStrand: pointsPerStrand, seed: seed, clump: 0.35,
                                                noiseMm: 1.2)
         interpolation.coil = coil
+        interpolation.flyaways = .standard
         return interpolation
     }
 
@@ -343,4 +344,10 @@ extension ChildInterpolation {
         if strands < guides { interpolation.guideLimit = strands }
         return interpolation
     }
+}
+
+extension StrandFlyaways {
+    /// About 100 flyaways a head, each free for up to a quarter of its length and at most 30 mm: a few dozen
+    /// loose fibres catch the light at a groomed head's outline in a portrait.
+    public static let standard = StrandFlyaways(count: 100, freeShare: 0.25, freeMm: 30)
 }

@@ -180,7 +180,7 @@ public final class PreviewEngine {
         let strands = renderer.upload(strands: frame.strands, seed: seed)
         let shell = renderer.upload(frame.underLayer, over: occluder)
         let lod = frame.levelOfDetail
-        let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)
+        let widths = StrandWidths(style: frame.style.entry, widthScale: lod.widthScale)
         var layer = HairLayer()
         var timing = FrameTiming()
         try renderer.drawAndReadBack(camera: frame.camera, headToCamera: frame.headToCamera, occluder: occluder, shell: shell,
@@ -222,7 +222,7 @@ public final class PreviewEngine {
     func draw(_ frame: PreviewFrame, strands: StrandGeometry, shell: ShellGeometry, headToCamera: Mat4, color: HairColor,
               timing: inout FrameTiming) throws -> PixelImage {
         let lod = frame.levelOfDetail
-        let widths = StrandWidths(rootMm: frame.style.entry.rootWidthMm * lod.widthScale, tipMm: frame.style.entry.tipWidthMm * lod.widthScale)
+        let widths = StrandWidths(style: frame.style.entry, widthScale: lod.widthScale)
         let skin = Self.headSRGB
         let albedo = Vec3(srgbToLinear(skin.x), srgbToLinear(skin.y), srgbToLinear(skin.z)) * 0.8
         var layer = HairLayer()

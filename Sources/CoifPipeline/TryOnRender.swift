@@ -234,7 +234,7 @@ extension TryOnEngine {
                                                     "hairlinePx": "\(analysis.person?.hairlineHeight ?? 0)"])
         }
         let strands = try strandGeometry(style: style, lod: lod, seed: job.seed, slide: slide)
-        let widths = StrandWidths(rootMm: style.entry.rootWidthMm * lod.widthScale, tipMm: style.entry.tipWidthMm * lod.widthScale)
+        let widths = StrandWidths(style: style.entry, widthScale: lod.widthScale)
         return HairScene(style: style, slide: slide, levelOfDetail: lod, strands: strands,
                          shell: try shellGeometry(style: style, slide: slide), widths: widths)
     }

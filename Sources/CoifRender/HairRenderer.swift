@@ -79,8 +79,9 @@ public final class StrandGeometry {
     public static let clumpToneCellMm: Float = 4
 
     /// A strand's random number and its clump's tone as the one float its points carry in `w`:
-    /// (tone level 0…255 + random) / 256. The shader takes the tone from the integer part of w·256 and
-    /// the random number from its fraction (16 bits of it survive: plenty for a dither and a share).
+    /// (tone level 0…255 + random) / 256. The shader takes the tone from the integer part of |w|·256 and
+    /// the random number from its fraction (16 bits of it survive: plenty for a dither and a share);
+    /// w's sign bit marks a flyaway (even at w = 0: −0 keeps its sign).
     public static func packedRecord(random: Float, clumpTone: Float) -> Float {
         let level = min(max(Int(clumpTone * 256), 0), 255)
         return min((Float(level) + random) / 256, Float(1).nextDown)
@@ -100,8 +101,10 @@ public final class StrandGeometry {
             strands.positions.withUnsafeBufferPointer { positions in
                 for strand in 0..<count {
                     var random = SeededRandom(seed: seed, stream: UInt64(strand))
-                    let value = Self.packedRecord(random: random.unitFloat(),
-                                                  clumpTone: clumpTone(positions[strand * points] * toneCell))
+                    let packed = Self.packedRecord(random: random.unitFloat(),
+                                                   clumpTone: clumpTone(positions[strand * points] * toneCell))
+                    // A flyaway carries its flag in the sign bit (w is never negative otherwise).
+                    let value = strands.isFlyaway(strand) ? -packed : packed
                     for k in 0..<points {
                         let i = strand * points + k
                         let p = positions[i]
@@ -161,9 +164,21 @@ public struct HairLayer: Sendable {
 public struct StrandWidths: Sendable, Equatable {
     public var rootMm: Float
     public var tipMm: Float
-    public init(rootMm: Float, tipMm: Float) {
+    /// A flyaway is drawn `tipMm × flyawayScale` wide its whole length: a loose end as the catalog draws a
+    /// strand's tip, not the lock the level of detail widens the others into (a loose strand at 11× stood
+    /// off the hair as a rope; at the catalog's root width, as a dark spike).
+    public var flyawayScale: Float
+    public init(rootMm: Float, tipMm: Float, flyawayScale: Float = 1) {
         self.rootMm = rootMm
         self.tipMm = tipMm
+        self.flyawayScale = flyawayScale
+    }
+
+    /// `entry`'s widths with its locks widened `widthScale` times (LevelOfDetail.widthScale); its flyaways
+    /// keep the catalog's tip width (narrowed with the rest when the scale is under 1).
+    public init(style entry: StyleEntry, widthScale: Float) {
+        self.init(rootMm: entry.rootWidthMm * widthScale, tipMm: entry.tipWidthMm * widthScale,
+                  flyawayScale: 1 / max(widthScale, 1))
     }
 }
 

@@ -230,13 +230,14 @@ struct HeadSpaceMatrices {
 /// The uniforms of Shaders/strand_ribbon.glsl, which strand.vert and strand_depth.vert share: the points,
 /// their count a strand, the viewport and the widths.
 struct RibbonUniforms {
-    let points, pointsPerStrand, viewportPx, rootWidthMm, tipWidthMm: UniformLocation
+    let points, pointsPerStrand, viewportPx, rootWidthMm, tipWidthMm, flyawayWidthScale: UniformLocation
     init(_ program: ShaderProgram) {
         points = program.uniform("uPoints")
         pointsPerStrand = program.uniform("uPointsPerStrand")
         viewportPx = program.uniform("uViewportPx")
         rootWidthMm = program.uniform("uRootWidthMm")
         tipWidthMm = program.uniform("uTipWidthMm")
+        flyawayWidthScale = program.uniform("uFlyawayWidthScale")
     }
 
     /// Binds `strands`' points to texture unit 0 and sets the rest (the program in use).
@@ -247,6 +248,7 @@ struct RibbonUniforms {
         viewportPx.set(size)
         rootWidthMm.set(widths.rootMm)
         tipWidthMm.set(widths.tipMm)
+        flyawayWidthScale.set(widths.flyawayScale)
     }
 }
 

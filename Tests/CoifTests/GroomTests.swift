@@ -255,6 +255,48 @@ final class GroomTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(deepest, -0.5)
     }
 
+    /// Flyaways: about the number asked for leave their path and end standing off the hair, farther from the
+    /// head than the lock they left, free for no more than their free length; they are flagged for the
+    /// renderer (drawn a strand wide), and every other child is byte for byte the child it was without them.
+    func testFlyawaysStandOffTheHairAndLeaveTheOtherStrandsAlone() throws {
+        let head = try loadHead()
+        let entry = try XCTUnwrap(StyleCatalog.parse(json: text("catalog.json")).entry(named: "bob"))
+        let groom = try Groom.load(objText: text(entry.file), name: entry.file, pointsPerStrand: entry.pointsPerGuide,
+                                   rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
+        var plain = ChildInterpolation.standard(childCount: 3000, pointsPerStrand: 16, seed: 4)
+        let flyaways = try XCTUnwrap(plain.flyaways, "the standard children have flyaways")
+        plain.flyaways = nil
+        let with = ChildInterpolation.standard(childCount: 3000, pointsPerStrand: 16, seed: 4).apply(guides: groom.guides, head: head)
+        let without = plain.apply(guides: groom.guides, head: head)
+        XCTAssertEqual(with.flyaways.count, with.strandCount)
+        XCTAssertTrue(without.flyaways.isEmpty)
+        let flagged = (0..<with.strandCount).filter { with.isFlyaway($0) }
+        XCTAssertTrue(flagged.allSatisfy { $0 >= groom.guides.strandCount }, "guides never fly away")
+        XCTAssertGreaterThan(flagged.count, flyaways.count / 2)
+        XCTAssertLessThan(flagged.count, flyaways.count * 2)
+        var standOff: [Float] = [], freeLengths: [Float] = []
+        for i in 0..<with.strandCount {
+            let a = Array(with.strand(i)), b = Array(without.strand(i))
+            guard with.isFlyaway(i) else {
+                XCTAssertEqual(a, b, "strand \(i) is not a flyaway and changed")
+                continue
+            }
+            // Its end: the last point before those collapsed onto it; where it left: the first that moved.
+            var end = a.count - 1
+            while end > 0 && a[end] == a[end - 1] { end -= 1 }
+            guard let left = (0...end).first(where: { a[$0] != b[$0] }), end < b.count else { continue }
+            standOff.append(head.signedDistance(a[end]) - head.signedDistance(b[end]))
+            freeLengths.append(zip(a[(left - 1)..<end], a[left...end]).reduce(0) { $0 + length($1.1 - $1.0) })
+        }
+        standOff.sort()
+        let median = standOff[standOff.count / 2]
+        let outward = standOff.filter { $0 > 0 }.count
+        print("GroomTests: \(flagged.count) flyaways of 3000 children; their ends \(fixed(median, 1)) mm farther from the head than their locks' (median), \(outward) of \(standOff.count) farther; free length up to \(fixed(freeLengths.max() ?? 0, 1)) mm")
+        XCTAssertGreaterThan(median, 3, "a flyaway ends standing off the hair")
+        XCTAssertGreaterThan(Double(outward), 0.75 * Double(standOff.count))
+        XCTAssertLessThanOrEqual(freeLengths.max() ?? 0, flyaways.freeMm * 1.2 + 2, "a flyaway is free for its free length, then ends")
+    }
+
     /// A coiled style (the afro's catalog entry carries its coil) winds every child around the path it takes
     /// without the coil, each out of step with its neighbours: past the fade-in, a child's points stray from
     /// the uncoiled child by about the coil's radius (never past its 1.3x jitter, plus the head's push-out),
@@ -268,6 +310,7 @@ final class GroomTests: XCTestCase {
                                    rootWidthMm: entry.rootWidthMm, tipWidthMm: entry.tipWidthMm)
         let children = 400, points = 60
         var plain = ChildInterpolation.standard(childCount: children, pointsPerStrand: points, seed: 9)
+        plain.flyaways = nil   // a flyaway leaves its path: compare the coil alone
         var coiled = plain
         coiled.coil = coil
         plain.faceClearanceMm = -1000   // no face box: compare the paths themselves

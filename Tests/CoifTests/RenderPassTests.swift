@@ -51,6 +51,37 @@ final class RenderPassTests: XCTestCase {
         return Scene(renderer: renderer, occluder: occluder, shell: shell, strands: strands)
     }
 
+    /// A strand flagged as a flyaway (`StrandSet.flyaways`, carried to the shader in w's sign bit) is drawn
+    /// `flyawayScale` as wide as the others: its coverage falls to about that share, and the other strand,
+    /// the same strand unflagged, keeps every byte.
+    func testAFlyawayIsDrawnItsOwnWidthAndTheOtherStrandsKeepTheirs() throws {
+        let context = try Self.makeContext()
+        let scene = try Self.makeScene(context: context)
+        let r = scene.renderer
+        let positions = [Vec3(-20, 50, 40), Vec3(-15, 0, 50), Vec3(-10, -50, 40),
+                         Vec3(25, 50, 30), Vec3(20, 0, 45), Vec3(15, -50, 30)]
+        let widths = StrandWidths(rootMm: 6, tipMm: 3, flyawayScale: 0.25)
+        func coverage(flagged: [Bool]) throws -> (left: Float, right: Float) {
+            let strands = r.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions, flyaways: flagged), seed: 7)
+            // The strands alone, over nothing: no head, no under-layer in front of or behind them.
+            try r.render([ClearPass(target: r.target), StrandPass(target: r.target, strands: strands, widths: widths)], frame: scene.frame)
+            let layer = try scene.readBack()
+            var left: Float = 0, right: Float = 0
+            for y in 0..<layer.height {
+                for x in 0..<layer.width {
+                    let a = layer.rgba[(y * layer.width + x) * 4 + 3]
+                    if x < layer.width / 2 { left += a } else { right += a }
+                }
+            }
+            return (left, right)
+        }
+        let plain = try coverage(flagged: [])
+        let flyaway = try coverage(flagged: [false, true])
+        print(String(format: "RenderPassTests: the flagged strand's coverage %.1f → %.1f, the other's %.1f → %.1f", plain.right, flyaway.right, plain.left, flyaway.left))
+        XCTAssertEqual(flyaway.left, plain.left, "the unflagged strand is drawn as before")
+        XCTAssertEqual(flyaway.right / plain.right, 0.25, accuracy: 0.1, "the flyaway is drawn a quarter as wide")
+    }
+
     func testTheStandardListRunThroughRenderGivesDrawsBytes() throws {
         let scene = try Self.makeScene(context: try Self.makeContext())
         let r = scene.renderer
