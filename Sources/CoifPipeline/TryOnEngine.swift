@@ -45,6 +45,8 @@ public final class TryOnEngine {
     var layer = HairLayer()
     /// The layer blur's second buffer, kept between stills.
     var blurScratch: [Float] = []
+    /// HairOcclusion's blurred coverage, reused from frame to frame.
+    var occlusionScratch: [Float] = []
     /// The hair's shadow on the skin of the last still (HairRenderer.readSkinLight), storage reused.
     var skinLight = HairLayer()
     /// Render only the part of the photo the hair can cover (`hairRegion`); off, the whole photo, as

@@ -81,6 +81,7 @@ extension TryOnEngine {
             let look = try drawLook(job, scene: scene, analysis: first, region: region, skin: skin, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
+                if shadowed { occludeSkin(&skinLight, under: layer, faceWidthPx: first.faceWidthPx) }
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
                 let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: layer, region: region)
                 return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
@@ -128,7 +129,10 @@ extension TryOnEngine {
                     for p in 0..<(region.width * region.height) { all.rgba[p * 4] = 1 }
                     lightLeft = all
                 }
-                for p in 0..<(region.width * region.height) { lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4] }
+                for p in 0..<(region.width * region.height) {
+                    lightLeft!.rgba[p * 4] *= skinLight.rgba[p * 4]
+                    lightLeft!.rgba[p * 4 + 3] = max(lightLeft!.rgba[p * 4 + 3], skinLight.rgba[p * 4 + 3])   // any head
+                }
             }
             strandCount += scene.strands.strandCount
             segmentCount += scene.strands.segmentCount
@@ -145,6 +149,7 @@ extension TryOnEngine {
             }
         }
         let images = timing.measure(.composite) { () -> CompositeImages in
+            if lightLeft != nil { occludeSkin(&lightLeft!, under: accumulated, faceWidthPx: first.faceWidthPx) }
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
             let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: accumulated, region: region)
             return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
@@ -212,6 +217,13 @@ extension TryOnEngine {
         let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm, slid: try hairlineFit(analysis, style: style))
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
                                      marginPx: Self.hairRegionMarginPx + extraMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
+    }
+
+    /// The hair's occlusion of the skin beside and under it (HairOcclusion), over a reach in pixels from the
+    /// face's width, into the skin's light left; before the layer's blur, from the hair as drawn.
+    func occludeSkin(_ lightLeft: inout HairLayer, under hair: HairLayer, faceWidthPx: Double) {
+        let reachPx = HairOcclusion.reachMm * Float(faceWidthPx / LevelOfDetail.faceWidthMm)
+        HairOcclusion.apply(to: &lightLeft, hair: hair, reachPx: reachPx, scratch: &occlusionScratch)
     }
 
     /// The photo's grain and softness at `analysis`'s face when the job matches them (timed with the scene).

@@ -165,24 +165,10 @@ public enum CoveredOwnHair {
                                scratch: inout [Float]) -> PixelImage {
         precondition(plate.width == photo.width && plate.height == photo.height && plate.channels == 3 && photo.channels == 3)
         precondition(rect.width == layer.width && rect.height == layer.height)
-        // The coverage alone (one channel, not the layer's four), blurred by three box passes each way (a
-        // Gaussian of σ within a few per cent, at a cost that does not grow with σ: running sums).
-        // `scratch` holds the coverage (first half) and the passes' intermediate (second half): no allocation
-        // per frame once it has grown to the largest region.
-        let width = layer.width, height = layer.height, count = width * height
-        if scratch.count < 2 * count { scratch = [Float](repeating: 0, count: 2 * count) }
         var out = plate
-        scratch.withUnsafeMutableBufferPointer { buffer in
-            let coverage = buffer.baseAddress!, between = buffer.baseAddress! + count
-            for p in 0..<count { coverage[p] = min(max(layer.rgba[p * 4 + 3], 0), 1) }
-            // Three boxes of width w have σ² = 3(w² − 1)/12.
-            let radius = Int(((4 * sigmaPx * sigmaPx + 1).squareRoot() - 1) / 2 + 0.5)
-            if radius > 0 {
-                for _ in 0..<3 {
-                    boxPass(coverage, into: between, lines: height, length: width, step: 1, stride: width, radius: radius)
-                    boxPass(between, into: coverage, lines: width, length: height, step: width, stride: 1, radius: radius)
-                }
-            }
+        layer.blurCoverage(sigmaPx: sigmaPx, into: &scratch)
+        scratch.withUnsafeBufferPointer { buffer in
+            let coverage = buffer.baseAddress!
             for row in 0..<rect.height {
                 for column in 0..<rect.width {
                     let t = (coverage[row * rect.width + column] - coverageLow) / (coverageHigh - coverageLow)
@@ -197,6 +183,31 @@ public enum CoveredOwnHair {
             }
         }
         return out
+    }
+}
+
+extension HairLayer {
+    /// The layer's coverage alone (one channel, not its four), blurred by three box passes each way (a
+    /// Gaussian of σ within a few per cent, at a cost that does not grow with σ: running sums), into the
+    /// first `width × height` of `scratch`; the second holds the passes' intermediate. No allocation per
+    /// frame once `scratch` has grown to the largest region.
+    public func blurCoverage(sigmaPx: Float, into scratch: inout [Float]) {
+        let count = width * height
+        if scratch.count < 2 * count { scratch = [Float](repeating: 0, count: 2 * count) }
+        let (w, h) = (width, height)
+        rgba.withUnsafeBufferPointer { rgba in
+            scratch.withUnsafeMutableBufferPointer { buffer in
+                let coverage = buffer.baseAddress!, between = buffer.baseAddress! + count
+                for p in 0..<count { coverage[p] = min(max(rgba[p * 4 + 3], 0), 1) }
+                // Three boxes of width w have σ² = 3(w² − 1)/12.
+                let radius = Int(((4 * sigmaPx * sigmaPx + 1).squareRoot() - 1) / 2 + 0.5)
+                guard radius > 0 else { return }
+                for _ in 0..<3 {
+                    Self.boxPass(coverage, into: between, lines: h, length: w, step: 1, stride: w, radius: radius)
+                    Self.boxPass(between, into: coverage, lines: w, length: h, step: w, stride: 1, radius: radius)
+                }
+            }
+        }
     }
 
     /// A box mean of `radius` along each of `lines` lines of `length` samples (`step` apart; lines `stride`

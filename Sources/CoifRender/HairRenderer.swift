@@ -435,7 +435,8 @@ public final class HairRenderer {
         try context.checkError("reading hair back")
     }
 
-    /// The last frame's hair shadow on the skin (R: the share of the skin's light left; 1 off the head),
+    /// The last frame's hair shadow on the skin (R: the share of the skin's light left, 1 off the head; A: 1
+    /// on the head, 0 off it),
     /// at the frame's size, into `layer`; false (and `layer` untouched) when the frame drew none.
     public func readSkinLight(into layer: inout HairLayer) throws -> Bool {
         guard drewSkinShadow else { return false }

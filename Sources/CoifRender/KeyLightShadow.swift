@@ -185,8 +185,9 @@ public struct SkinShadowPass: RenderPass {
     public func run(in context: RenderPassContext) throws {
         let p = context.programs.skinShadow
         try context.beginDrawing(into: target, state: .opaque, program: p.program, matrices: p.matrices)
-        // Off the head: all the light left (R 1).
-        context.gpu.clear(color: Vec4(1, 0, 0, 1), depth: 1)
+        // Off the head: all the light left (R 1), and A 0 (the head's own pixels write A 1: where the hair's
+        // occlusion may fall, HairOcclusion).
+        context.gpu.clear(color: Vec4(1, 0, 0, 0), depth: 1)
         p.keyShadow.set(shadow)
         occluder.mesh.draw()
     }

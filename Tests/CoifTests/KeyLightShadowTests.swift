@@ -90,7 +90,9 @@ final class KeyLightShadowTests: XCTestCase {
     /// The hair's shadow on the skin: a clump in front of a face-sized plate, the key light from the front
     /// and above: the plate behind the clump (along the light) keeps less of its light, the plate away from
     /// it all of it, off the head nothing is written (1), and the head's own shading is not counted (the
-    /// plate alone, with no hair, keeps all its light everywhere). Shadows off: no skin shadow at all.
+    /// plate alone, with no hair, keeps all its light everywhere). Shadows off: no skin shadow at all. The
+    /// head is marked in alpha, and the hair's occlusion (HairOcclusion) darkens the head beside the clump,
+    /// less farther off, and neither far from it nor off the head.
     func testHairShadowsTheSkinAndOnlyTheHair() throws {
         let renderer = try makeRenderer()
         // A 120 mm plate, its vertices 10 mm apart as Coif's head's are (the skin's shadow is read per vertex).
@@ -121,13 +123,33 @@ final class KeyLightShadowTests: XCTestCase {
         }
         let shadowed = try XCTUnwrap(try skinLight(strands, lighting))
         // Where on the plate (head x, y) lands in the image: frontal, 300 mm away, f = 80 px.
-        func at(_ x: Float, _ y: Float, _ layer: HairLayer) -> Float {
+        func pixel(_ x: Float, _ y: Float) -> Int {
             let p = camera.project(headToCamera.transformPoint(Vec3(x, y, 0)))
-            return layer.rgba[(Int(p.y) * layer.width + Int(p.x)) * 4]
+            return Int(p.y) * shadowed.width + Int(p.x)
         }
+        func at(_ x: Float, _ y: Float, _ layer: HairLayer) -> Float { layer.rgba[pixel(x, y) * 4] }
         XCTAssertLessThan(at(-30, 25, shadowed), 0.85, "behind the sheet along the light")
         XCTAssertEqual(at(30, -40, shadowed), 1, accuracy: 1e-3, "away from the sheet")
         XCTAssertEqual(shadowed.rgba[0], 1, "off the head")
+        XCTAssertEqual(shadowed.rgba[3], 0, "off the head: no head for the hair to occlude")
+        XCTAssertEqual(shadowed.rgba[pixel(30, -40) * 4 + 3], 1, "on the head")
+
+        // The hair's occlusion (HairOcclusion): the head's light falls beside the sheet, less farther off,
+        // not at all far away or off the head.
+        var hair = HairLayer()
+        try renderer.draw(camera: camera, headToCamera: headToCamera, occluder: plate, shell: nil, strands: strands, widths: widths,
+                          shading: HairShading(color: try HairColor.parse("black")), lighting: lighting)
+        try renderer.readBack(into: &hair)
+        var occluded = shadowed, scratch: [Float] = []
+        HairOcclusion.apply(to: &occluded, hair: hair, reachPx: 6, scratch: &scratch)
+        func ratio(_ x: Float, _ y: Float) -> Float { occluded.rgba[pixel(x, y) * 4] / shadowed.rgba[pixel(x, y) * 4] }
+        print(String(format: "KeyLightShadowTests: the hair's occlusion leaves %.3f of the light 2 mm below the sheet, %.3f at 8 mm, %.3f far off",
+                     ratio(-30, 8), ratio(-30, 2), ratio(30, -40)))
+        XCTAssertLessThan(ratio(-30, 8), 0.95, "just below the sheet")
+        XCTAssertGreaterThan(ratio(-30, 8), 1 - HairOcclusion.strength - 1e-3)
+        XCTAssertGreaterThan(ratio(-30, 2), ratio(-30, 8), "less occlusion farther from the hair")
+        XCTAssertEqual(ratio(30, -40), 1, accuracy: 1e-4, "far from the hair")
+        XCTAssertEqual(occluded.rgba[0], 1, "off the head")
         let bare = try XCTUnwrap(try skinLight(empty, lighting))
         XCTAssertEqual(bare.rgba.enumerated().filter { $0.offset % 4 == 0 }.map(\.element).min() ?? 0, 1, accuracy: 1e-3,
                        "no hair, no skin shadow (the head does not shadow itself here)")
