@@ -246,7 +246,8 @@ public struct ChildInterpolation: Sendable {
         }
         // A flyaway (see StrandFlyaways): past its departure it is no longer held in the clump.
         var departure: Float = 2, freeMm: Float = 0, lift: Float = 0, sideways: Float = 0, bend: Float = 0, guideLength: Float = 0
-        var departed = Vec3.zero, freeDirection = Vec3.zero, offHair = Vec3.zero
+        var departed = Vec3.zero, departedAlong = Vec3.zero, freeDirection = Vec3.zero, offHair = Vec3.zero
+        var departedAt: Float = 0
         if let flyaways, let fly = flyaway(child, of: flyaways) {
             for j in 1..<p { guideLength += length(b0[j] - b0[j - 1]) }
             departure = fly.departure
@@ -286,28 +287,27 @@ public struct ChildInterpolation: Sendable {
             if u > departure {
                 // The free fibre: on from where it left, turned off the hair along the head's outward normal
                 // (swung a little across it), arcing by its bend and sagging with the square of its free
-                // length; eased in over
-                // its first third so it bends off rather than kinks. Past its free length it ends.
+                // length, eased in from straight on over its first third so it bends off rather than kinks.
+                // Its free length is spread over the strand's remaining points, so it ends at the strand's
+                // last point and its tip thins out there as every strand's does.
                 if freeDirection == .zero {
                     departed = dst[j - 1]
+                    departedAt = Float(j - 1) * inv
                     let step = q - departed
-                    let tangent = dot(step, step) > 1e-12 ? normalize(step) : Vec3(0, -1, 0)
+                    departedAlong = dot(step, step) > 1e-12 ? normalize(step) : Vec3(0, -1, 0)
                     let normal = shape.surfaceNormal(departed)
-                    var off = normal - tangent * dot(normal, tangent)
-                    if dot(off, off) < 1e-6 { off = cross(tangent, abs(tangent.y) < 0.9 ? Vec3(0, 1, 0) : Vec3(1, 0, 0)) }
+                    var off = normal - departedAlong * dot(normal, departedAlong)
+                    if dot(off, off) < 1e-6 { off = cross(departedAlong, abs(departedAlong.y) < 0.9 ? Vec3(0, 1, 0) : Vec3(1, 0, 0)) }
                     off = normalize(off)
-                    off = normalize(off + normalize(cross(tangent, off)) * sideways)
-                    freeDirection = normalize(tangent + off * lift)
+                    off = normalize(off + normalize(cross(departedAlong, off)) * sideways)
+                    freeDirection = normalize(departedAlong + off * lift)
                     offHair = off
                 }
-                let along = (u - departure) * guideLength
-                if along > freeMm {
-                    for k in j..<p { dst[k] = dst[j - 1] }
-                    return
-                }
+                let along = (u - departedAt) / (1 - departedAt) * freeMm
                 let arc = along * along / max(freeMm, 1)
+                let straightOn = departed + departedAlong * along
                 let free = departed + freeDirection * along + offHair * (bend * arc) - Vec3(0, Self.flyawaySag * arc, 0)
-                q += (free - q) * smoothstep(0, freeMm / 3, along)
+                q = straightOn + (free - straightOn) * smoothstep(0, freeMm / 3, along)
             }
             // Keep the frontal face clear (as the guides do), then push out of the head.
             q = StyleGenerator.keepOffFace(q, shape: shape, clearance: faceClearanceMm)

