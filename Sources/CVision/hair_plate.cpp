@@ -357,6 +357,9 @@ constexpr int kLinesFromHolePx = 6;
 // The structure tensor's smoothing, in working pixels (a few rails' spacing).
 constexpr float kLinesScalePx = 4.0f;
 
+// The angle of a structure tensor's (Jxx, Jxy, Jyy) first eigenvector: the gradient's direction there.
+inline float tensorAngle(const cv::Vec3f &tensor) { return 0.5f * std::atan2(2 * tensor[1], tensor[0] - tensor[2]); }
+
 cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
     // At the box's own size where it fits, as smoothFill works (where no line is followed the two agree).
     const int side = std::max(value.cols, value.rows);
@@ -365,6 +368,14 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
     if (!whole) averagedDown(value, weight, double(maxSide) / side, valueSmall, weightSmall);
     const cv::Size small = valueSmall.size();
     cv::Mat membrane = pullPush(valueSmall, weightSmall);
+    // A fill worked small goes back to the box's size, its known pixels their own (smoothFill's last steps).
+    const auto atBoxSize = [&](const cv::Mat &small) {
+        if (whole) return small;
+        cv::Mat filled;
+        cv::resize(small, filled, value.size(), 0, 0, cv::INTER_LINEAR);
+        keepKnown(value, weight, filled);
+        return filled;
+    };
     const cv::Mat known = weightSmall >= 0.5f;
     // The structure tensor of the known background's luma, its gradients taken only kLinesFromHolePx or more
     // inside the known background (the hole's edge is not a line, nor are the removed hair's wisps and shadow
@@ -380,6 +391,8 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
     cv::Sobel(luma, gy, CV_32F, 0, 1, 3);
     cv::Mat inner;
     cv::erode(known, inner, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * kLinesFromHolePx + 1, 2 * kLinesFromHolePx + 1)));
+    // Too little background to read lines from: the membrane alone.
+    if (cv::countNonZero(inner) < 16) return atBoxSize(membrane);
     cv::Mat tensor(small, CV_32FC3, cv::Scalar::all(0)), tensorWeight(small, CV_32F, cv::Scalar(0));
     for (int y = 0; y < small.height; ++y) {
         const float *a = gx.ptr<float>(y), *b = gy.ptr<float>(y);
@@ -392,7 +405,6 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
                 tw[x] = 1;
             }
     }
-    if (cv::countNonZero(inner) < 16) return whole ? membrane : smoothFill(value, weight, maxSide);
     cv::Mat tensorSum, weightSum;
     cv::GaussianBlur(tensor, tensorSum, cv::Size(0, 0), kLinesScalePx);
     cv::GaussianBlur(tensorWeight, weightSum, cv::Size(0, 0), kLinesScalePx);
@@ -437,7 +449,7 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
             const float take = smoothstep(kLinesFrom, kLinesFull, coherence) * smoothstep(kLinesFaintest, 3 * kLinesFaintest, std::sqrt(trace));
             if (take <= 0) continue;
             // The gradient's direction is the tensor's first eigenvector; the lines run across it.
-            const float theta = 0.5f * std::atan2(2 * jxy, jxx - jyy);
+            const float theta = tensorAngle(f[x]);
             const float dx = -std::sin(theta), dy = std::cos(theta);
             cv::Vec3f ends[2];
             float distance[2] = {-1, -1};
@@ -478,8 +490,7 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
                     trust = 0;
                     break;
                 }
-                const float endTheta = 0.5f * std::atan2(2 * t[1], t[0] - t[2]);
-                const float agreement = std::fabs(std::cos(endTheta - theta));
+                const float agreement = std::fabs(std::cos(tensorAngle(t) - theta));
                 trust *= smoothstep(kLinesFaintest, 3 * kLinesFaintest, std::sqrt(endTrace)) * smoothstep(kLinesAgree, 1.0f, agreement);
             }
             if (trust <= 0) continue;
@@ -487,11 +498,7 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
             o[x] = o[x] * (1 - trust) + along * trust;
         }
     }
-    if (whole) return out;
-    cv::Mat filled;
-    cv::resize(out, filled, value.size(), 0, 0, cv::INTER_LINEAR);
-    keepKnown(value, weight, filled);
-    return filled;
+    return atBoxSize(out);
 }
 
 // `value` continued from `weight` under `shading` (one channel, a factor on each pixel): divided by it, filled

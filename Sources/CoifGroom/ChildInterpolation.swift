@@ -114,8 +114,12 @@ public struct ChildInterpolation: Sendable {
         let totalArea = total
         var shapeCopy = head.shape
         let vertices = head.vertices, scalp = head.scalpTriangles
+        // Which strands fly away, as each child is made (guides never do); none when there are no flyaways.
+        var flags = [Bool](repeating: false, count: (flyaways?.count ?? 0) > 0 ? guideCount + childCount : 0)
         out.withUnsafeMutableBufferPointer { buf in
+          flags.withUnsafeMutableBufferPointer { fbuf in
             let dest = SendablePointer(base: buf.baseAddress! + total0)
+            let flyFlags = fbuf.baseAddress.map { SendablePointer(base: $0 + guideCount) }
             guides.positions.withUnsafeBufferPointer { gbuf in
                 let src = SendableConstPointer(base: gbuf.baseAddress!)
                 cumulative.withUnsafeBufferPointer { cbuf in
@@ -130,9 +134,10 @@ public struct ChildInterpolation: Sendable {
                                     let lo = chunk * per, hi = min(me.childCount, lo + per)
                                     guard lo < hi else { return }
                                     for child in lo..<hi {
-                                        me.makeChild(child, into: dest.base + child * p, points: p, guides: src.base,
-                                                     grid: grid, shape: shape.base, vertices: verts.base, scalp: tris.base,
-                                                     cdf: cdf.base, triCount: triCount, totalArea: totalArea)
+                                        let flies = me.makeChild(child, into: dest.base + child * p, points: p, guides: src.base,
+                                                                 grid: grid, shape: shape.base, vertices: verts.base, scalp: tris.base,
+                                                                 cdf: cdf.base, triCount: triCount, totalArea: totalArea)
+                                        if flies, let flyFlags { flyFlags.base[child] = true }
                                     }
                                 }
                             }
@@ -140,11 +145,7 @@ public struct ChildInterpolation: Sendable {
                     }
                 }
             }
-        }
-        var flags: [Bool] = []
-        if let flyaways, flyaways.count > 0 {
-            flags = [Bool](repeating: false, count: guideCount + childCount)
-            for child in 0..<childCount where flyaway(child, of: flyaways) != nil { flags[guideCount + child] = true }
+          }
         }
         return StrandSet(pointsPerStrand: p, positions: out, flyaways: flags)
     }
@@ -165,11 +166,12 @@ public struct ChildInterpolation: Sendable {
                 random.uniform(-0.3, 0.6))
     }
 
+    /// Writes child `child`'s points; returns whether it is a flyaway.
     @inline(__always)
     private func makeChild(_ child: Int, into dst: UnsafeMutablePointer<Vec3>, points p: Int,
                            guides g: UnsafePointer<Vec3>, grid: SpatialGrid, shape: UnsafePointer<HeadShape>,
                            vertices: UnsafePointer<Vec3>, scalp t: UnsafePointer<UInt32>,
-                           cdf: UnsafePointer<Float>, triCount: Int, totalArea: Float) {
+                           cdf: UnsafePointer<Float>, triCount: Int, totalArea: Float) -> Bool {
         var rng = SeededRandom(seed: seed, stream: UInt64(child))
         let shape = shape.pointee
         // Root: area-weighted triangle, uniform barycentric; trimmed to the smooth hairline (a few tries).
@@ -248,7 +250,8 @@ public struct ChildInterpolation: Sendable {
         var departure: Float = 2, freeMm: Float = 0, lift: Float = 0, sideways: Float = 0, bend: Float = 0, guideLength: Float = 0
         var departed = Vec3.zero, departedAlong = Vec3.zero, freeDirection = Vec3.zero, offHair = Vec3.zero
         var departedAt: Float = 0
-        if let flyaways, let fly = flyaway(child, of: flyaways) {
+        let fly = flyaways.flatMap { flyaway(child, of: $0) }
+        if let flyaways, let fly {
             for j in 1..<p { guideLength += length(b0[j] - b0[j - 1]) }
             departure = fly.departure
             freeMm = min(flyaways.freeShare * guideLength, flyaways.freeMm) * fly.free
@@ -326,10 +329,11 @@ public struct ChildInterpolation: Sendable {
                 StyleGenerator.inFaceBox(previous + (q - previous) * $0, shape: shape, clearance: faceClearanceMm)
             }) {
                 for k in j..<p { dst[k] = previous }
-                return
+                return fly != nil
             }
             dst[j] = q
         }
+        return fly != nil
     }
 }
 
