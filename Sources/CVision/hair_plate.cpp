@@ -266,6 +266,11 @@ constexpr float kClothesUnderSkin = 0.2f;
 // grass, trees, a crowd 0.0065–0.035.
 constexpr float kTextureToCopy = 0.005f;
 
+// How far (a share of the face's width) the visible skin a hole borders carries on into it before the face's own
+// tone (the median of its visible skin near the hole, over the head's shading) takes over: about the forehead's
+// height above the brows over two. 0.15 left a dark child's crown grey; 0.3 a fringe's red-brown shadow halfway up.
+constexpr float kSkinReachToFace = 0.2f;
+
 // The neck's middle and half-width (px) from the bare face's mask (inside its jaw line, and the forehead):
 // as wide as kNeckToJaw of the jaw, a quarter of the face's height above the chin (about the jaw's angles), and
 // under its middle. Unchanged where the face is not in the box. A fixed share of Coif's head, whose outline
@@ -509,6 +514,44 @@ cv::Mat smoothFillUnderShading(const cv::Mat &value, const cv::Mat &weight, cons
     cv::merge(std::vector<cv::Mat>{shading, shading, shading}, shading3);
     cv::divide(value, shading3, albedo);
     return smoothFill(albedo, weight, maxSide).mul(shading3);
+}
+
+// `field` (CV_32FC3) scaled by how much of what its sources show a fill keeps `distance` px from them: a Gaussian
+// fall-off over `reach` px (1 at the sources, 0.61 at `reach`, 0.14 at twice it), above row `keepFrom` only; from
+// `reach` above that row down to it the distance counts less and less, and below it the field is kept whole.
+void fadeWithDistance(cv::Mat &field, const cv::Mat &distance, float reach, float keepFrom) {
+    const float k = -0.5f / (reach * reach);
+    for (int y = 0; y < field.rows; ++y) {
+        const float counts = 1 - smoothstep(keepFrom - reach, keepFrom, float(y));
+        if (counts <= 0) continue;
+        cv::Vec3f *f = field.ptr<cv::Vec3f>(y);
+        const float *d = distance.ptr<float>(y);
+        for (int x = 0; x < field.cols; ++x) f[x] *= std::exp(k * counts * counts * d[x] * d[x]);
+    }
+}
+
+// `value` (CV_32FC3) continued from `weight` (0 or 1) into `hole`, what it departs from the sources' median
+// fading with distance from them (fadeWithDistance, over `reach` px): near the sources the fill continues them (a
+// cheek's shading, a blush, a shadow), far from them it tends to the median of the sources within twice `reach`
+// of the hole (the skin beside it, not the lips and chin; all of them when fewer than 64 lie that near).
+// Continued whole, the membrane carried the nearest sources as far as the hole went: a forehead a fringe hid,
+// whose nearest skin is the face's rim beside the hair (in its shadow, tinted by its colour), came back a flat
+// red-brown dome over a pale face. Below row `keepFrom` (the chin) the sources are continued whole: a neck is
+// not the face's tone (in the jaw's shadow, about 0.6 of its luminance), and relaxed toward it, the neck band
+// stood pale on the chest the sliver between long hair showed.
+cv::Mat relaxedFill(const cv::Mat &value, const cv::Mat &weight, const cv::Mat &hole, float reach, float keepFrom, int maxSide) {
+    cv::Mat fromHole, fromSources;
+    cv::distanceTransform(hole == 0, fromHole, cv::DIST_L2, 3);
+    const cv::Mat near = (weight >= 0.5f) & (fromHole <= 2 * reach);
+    const bool nearEnough = cv::countNonZero(near) >= 64;
+    cv::Vec3f median;
+    if (!medianColour(value, [&](int x, int y) { return nearEnough ? near.at<uint8_t>(y, x) != 0 : weight.at<float>(y, x) >= 0.5f; }, median))
+        return smoothFill(value, weight, maxSide);
+    const cv::Scalar level(median[0], median[1], median[2]);
+    cv::Mat filled = smoothFill(value - level, weight, maxSide);
+    cv::distanceTransform(weight < 0.5f, fromSources, cv::DIST_L2, 3);
+    fadeWithDistance(filled, fromSources, reach, keepFrom);
+    return filled + level;
 }
 
 
@@ -920,6 +963,9 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
         // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
         // the median skin pixel's.
+        // The chin's row (the bare face's foot): the skin fill treats the head above it and the neck below apart.
+        const cv::Rect bareFace = cv::boundingRect(bareBox);
+        const float skinChin = bareFace.empty() ? float(box.height) : float(bareFace.y + bareFace.height - 1);
         cv::Vec3f skinMedian;
         const bool haveSkinMedian = medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian);
         if (haveSkinMedian) {
@@ -930,8 +976,11 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
                 for (int x = 0; x < box.width; ++x) {
                     if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
                     // The seam keeps the skin's highlights (a lit forehead beside a fringe): only what is darker
-                    // than skin (a strand the parse calls skin) is not the skin the fill must meet.
-                    if (r[x] && !withinBand(l[x], skinMedian, 0.35f, 0, 4.0f, 0.01f)) r[x] = 0;
+                    // than skin (a strand the parse calls skin) is not the skin the fill must meet. Above the chin,
+                    // neither is what is darker than the sources may be: the hair's shadow and the colour it casts
+                    // go with the hair (down to 0.35 of the median there, the seam took the shadowed, hair-tinted
+                    // rim under a fringe as the skin to match). Below it, a neck in the jaw's shadow stays so.
+                    if (r[x] && !withinBand(l[x], skinMedian, float(y) > skinChin ? 0.35f : 0.6f, 0, 4.0f, 0.01f)) r[x] = 0;
                 }
             }
         }
@@ -995,17 +1044,36 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         }
         // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
         cv::Mat skinFill;
-        if (cv::countNonZero(skinSource) > 0)
-            skinFill = shadeBox.empty() ? smoothFill(linear, skinWeight, 256) : smoothFillUnderShading(linear, skinWeight, shadeBox, 256);
+        // How far the skin the hole borders carries on into it before the face's own tone takes over (px). Below
+        // the chin the sources are continued whole (relaxedFill): the neck continues the neck and chest it shows.
+        const float skinReach = kSkinReachToFace * float(bareFace.empty() ? std::max(box.width, box.height) / 3 : bareFace.width);
+        if (cv::countNonZero(skinSource) > 0) {
+            // Over the shading where it is known (an albedo, up to one factor), relaxed toward the median of the
+            // sources beside the hole (relaxedFill). The albedo is a matrix of its own: divided into a header
+            // sharing `linear`, it would overwrite the photo.
+            cv::Mat shading3 = cv::Mat(box.size(), CV_32FC3, cv::Scalar::all(1)), albedo;
+            if (shadeBox.empty()) {
+                albedo = linear;
+            } else {
+                cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shading3);
+                cv::divide(linear, shading3, albedo);
+            }
+            skinFill = relaxedFill(albedo, skinWeight, removingBox & (headBox != 0), skinReach, skinChin, 256).mul(shading3);
+        }
         // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
         // guidance field): the difference between the visible skin and the fill along the seam is continued
         // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
         // skin and inward it keeps its own shading. Without it, the fill, continued from sources a band away
         // from the hair, met skin darkened by the hair's shadow with a step (astronaut's forehead: 11 levels).
         if (cv::countNonZero(skinRim) > 0 && cv::countNonZero(skinSource) > 0) {
-            cv::Mat rimWeight, difference = linear - skinFill;
+            cv::Mat rimWeight, difference = linear - skinFill, fromRim;
             skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
-            skinFill += smoothFill(difference, rimWeight, kPlateSidePx);
+            cv::Mat seam = smoothFill(difference, rimWeight, kPlateSidePx);
+            // Only near the join: continued over the whole hole, the rim beside a fringe (in its shadow, tinted by
+            // its colour) darkened and reddened every pixel of the forehead it hid.
+            cv::distanceTransform(skinRim == 0, fromRim, cv::DIST_L2, 3);
+            fadeWithDistance(seam, fromRim, skinReach, skinChin);
+            skinFill += seam;
         }
         // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
         // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.

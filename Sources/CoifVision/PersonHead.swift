@@ -214,9 +214,10 @@ public struct PersonHead: Sendable {
         return min(max(t, 0), 1)
     }
 
-    /// The eyes alone as triangles, each a fan about its centre grown 1.6 times (the lids, lashes and the
-    /// shadow under a brow): the windows a plate keeps whole even under hair.
-    public var eyeTriangles: [Float] { eyeFans(grownBy: 1.6) }
+    /// The eyes alone as triangles, each a fan about its centre grown 1.15 times (the opening, its lids and
+    /// lashes): the windows a plate keeps whole even under hair. Grown 1.6 times (to the shadow under a brow),
+    /// they kept the fringe's strands beside the eyes: grey smudges round eyes on a bare forehead.
+    public var eyeTriangles: [Float] { eyeFans(grownBy: 1.15) }
 
     private func eyeFans(grownBy grow: Float) -> [Float] {
         var out: [Float] = []
@@ -231,8 +232,8 @@ public struct PersonHead: Sendable {
     }
 
     /// The brows and eyes as triangles: each brow a band along its points, 0.08 of the face's half-width
-    /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.4
-    /// times (the lids and lashes).
+    /// thick above and below (its hairs lie outside the landmarks), each eye a fan about its centre grown 1.6
+    /// times (the lids, lashes and the shadow under a brow).
     public var featureTriangles: [Float] {
         var out: [Float] = []
         func triangle(_ a: Vec2, _ b: Vec2, _ c: Vec2) { out += [a.x, a.y, b.x, b.y, c.x, c.y] }
@@ -245,7 +246,7 @@ public struct PersonHead: Sendable {
                 triangle(a0, b1, a1)
             }
         }
-        return out + eyeFans(grownBy: 1.4)
+        return out + eyeFans(grownBy: 1.6)
     }
 
     /// The face and forehead (`faceTriangles(margin:)`) as a width×height mask (255 inside).

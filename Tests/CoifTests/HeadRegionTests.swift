@@ -162,6 +162,63 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertEqual(skinLike, 0, "skin-coloured pixels painted outside the head")
     }
 
+    /// A fringe hid the forehead down to just above the brows, and the face's skin next to it lies in its
+    /// shadow, tinted by it: the only visible skin the forehead borders. The forehead the plate brings back
+    /// takes the face's own tone away from that rim, not the shadow's: the membrane carried the rim over the
+    /// whole forehead, a flat red-brown dome over a pale face (barbershop_16). At the rim the fill still meets
+    /// the shadowed skin (no step).
+    func testTheForeheadAFringeHidTakesTheFacesToneNotItsShadow() throws {
+        let side = 320
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.2)
+        let fringeFoot = Int(landmarks[17...26].map(\.y).min()!.rounded()) - 4
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        var random = SeededRandom(seed: 9)
+        let skin: [Float] = [214, 170, 140], shadow: [Float] = [205, 135, 105], blue: [Float] = [50, 90, 170]
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let d = Vec2(Float(x) - 160, Float(y) - 120), r = (d * d).sum().squareRoot()
+                let n = Float(random.next() % 13) - 6
+                var value: [Float]
+                if face[i] != 0 && y >= fringeFoot {
+                    // The face, in the fringe's shadow for 16 px below it.
+                    value = y < fringeFoot + 16 ? shadow : skin
+                    classes[i] = OwnHair.skin
+                } else if face[i] != 0 || r < 130 {
+                    value = [40, 30, 25]
+                    classes[i] = OwnHair.hair
+                    matte[i] = 1
+                } else {
+                    value = blue
+                }
+                for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(value[c] + n, 0), 255)) }
+            }
+        }
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic fringe"), hair: hair, heads: [(person, face)], seed: 1).image
+        /// The mean colour of the plate over the forehead the fringe hid, from `from` to `to` px above its foot.
+        func forehead(_ from: Int, _ to: Int) -> [Float] {
+            var sum: [Float] = [0, 0, 0], count: Float = 0
+            for y in (fringeFoot - to)..<(fringeFoot - from) {
+                for x in 0..<side where face[y * side + x] != 0 {
+                    for c in 0..<3 { sum[c] += Float(plate.pixels[3 * (y * side + x) + c]) }
+                    count += 1
+                }
+            }
+            return sum.map { $0 / max(count, 1) }
+        }
+        func distance(_ a: [Float], _ b: [Float]) -> Float { zip(a, b).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot() }
+        let faceWidth = landmarks[16].x - landmarks[0].x
+        let far = forehead(Int(0.3 * faceWidth), Int(0.45 * faceWidth)), near = forehead(0, 3)
+        print(String(format: "HeadRegionTests: the forehead a fringe hid: %.0f from the face's tone, %.0f from its shadow; at the rim %.0f from the shadow",
+                     distance(far, skin), distance(far, shadow), distance(near, shadow)))
+        XCTAssertLessThan(distance(far, skin), 25, "the forehead takes the face's tone")
+        XCTAssertLessThan(distance(near, shadow), distance(near, skin), "at the rim the fill meets the shadowed skin")
+    }
+
     /// Brows a fringe hid come back as brows grow, not as a painted stroke: on a synthetic head whose dark
     /// fringe covers the forehead and brows, the plate's brows are darker than the forehead it lays around
     /// them, and their hairs stand up at the inner end and lie along the brow toward the tail (the dominant
