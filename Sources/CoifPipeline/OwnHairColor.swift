@@ -70,14 +70,22 @@ public enum OwnHairColor {
     /// render show it. From the model's prediction, not the last target: a target below what any pigment
     /// shows in the model (dark hair under a strong key) is predicted as that floor, and the render's own,
     /// lower floor then lifts the next target back into reach. The response is held to 0.25–4.
+    /// A target brighter than a clear fibre shows under these lights (in any channel) is beyond every pigment:
+    /// it is scaled down as a whole to the clear fibre's reach, so it keeps its hue and gives up lightness.
+    /// Clamped channel by channel, every channel met the clear fibre: long light-blonde hair, whose render is
+    /// darker than the model's sphere, came back a neutral grey (deep3dfacerecon 000126 in long-wavy: L* 71,
+    /// chroma 0, against the photo's L* 81, chroma 10, ΔE76 14.3; scaled, L* 67, chroma 9, ΔE76 14.1).
     public static func nextTarget(_ look: HairLook, own: HairTone, rendered: HairTone) -> Vec3 {
         let predicted = HairRecipe.referenceColor(sigmaA: look.shading.recipe.base.sigmaA, lights: look.lighting)
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting)
         let want = own.linear, got = rendered.linear
         var out = Vec3.zero
+        var scale: Float = 1
         for c in 0..<3 {
             let response = min(max(max(got[c], 1e-5) / max(predicted[c], 1e-5), 0.25), 4)
             out[c] = max(want[c], 1e-5) / response
+            scale = min(scale, clear[c] / out[c])
         }
-        return out
+        return out * scale
     }
 }

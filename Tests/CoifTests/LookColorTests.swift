@@ -76,6 +76,29 @@ final class LookColorTests: XCTestCase {
 
     /// `own` on a photo whose person has no hair (the astronaut's plate: her hair taken away): the library
     /// throws noOwnHair; the CLI exits 21 with one line and writes nothing.
+    /// Own hair lighter than the render can show (light-blonde long hair, whose render's self-shadow leaves it
+    /// darker than the model's sphere): the next target is brought within a clear fibre's reach as a whole, so
+    /// it keeps the hair's hue, and the recipe solved for it is blonde, not grey. Clamped channel by channel
+    /// the target met the clear fibre in every channel and the solve gave a neutral, pigmentless fibre.
+    func testOwnLighterThanTheRenderShowsKeepsItsHue() throws {
+        let look = HairLook(color: .own)
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting)
+        // A light blonde at 90% of the clear fibre's red, yellow; drawn at half of it.
+        let want = Vec3(0.9 * clear.x, 0.8 * clear.y, 0.55 * clear.z)
+        let own = try XCTUnwrap(HairTone(linearColors: [want]))
+        let first = OwnHairColor.solved(look, targetLinear: own.linear)
+        let rendered = try XCTUnwrap(HairTone(linearColors: [HairRecipe.referenceColor(sigmaA: first.shading.recipe.base.sigmaA,
+                                                                                            lights: first.lighting) * 0.5]))
+        let next = OwnHairColor.nextTarget(first, own: own, rendered: rendered)
+        for c in 0..<3 { XCTAssertLessThanOrEqual(next[c], clear[c] * 1.0001, "within a clear fibre's reach") }
+        XCTAssertEqual(next.y / next.x, own.linear.y / own.linear.x, accuracy: 0.01, "the hue kept")
+        XCTAssertEqual(next.z / next.x, own.linear.z / own.linear.x, accuracy: 0.01, "the hue kept")
+        let solved = OwnHairColor.solved(first, targetLinear: next)
+        let shown = HairTone.lab(fromLinear: HairRecipe.referenceColor(sigmaA: solved.shading.recipe.base.sigmaA, lights: solved.lighting))
+        print(String(format: "LookColorTests: own lighter than the render: next target's recipe shows L* %.1f a* %.1f b* %.1f", shown.x, shown.y, shown.z))
+        XCTAssertGreaterThan(shown.z, 10, "the solved fibre is blonde, not grey")
+    }
+
     func testOwnWithNoOwnHairIsExit21AndNoOutput() throws {
         let engine = try Fixtures.sharedEngine()
         let astronaut = try Fixtures.requireAstronaut()
