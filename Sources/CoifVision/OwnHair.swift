@@ -206,7 +206,7 @@ public struct OwnHair: Sendable {
 
     /// The classes, as the network numbers them.
     public static let background: UInt8 = 0, skin: UInt8 = 1, brows: ClosedRange<UInt8> = 2...3, neck: UInt8 = 14, cloth: UInt8 = 16,
-                      hair: UInt8 = 17, hat: UInt8 = 18, rightEar: UInt8 = 8, leftEar: UInt8 = 7,
+                      hair: UInt8 = 17, hat: UInt8 = 18, rightEar: UInt8 = 8, leftEar: UInt8 = 7, glasses: UInt8 = 6,
                       unknown: UInt8 = 255
 
     /// Several faces' parses in one photo: the larger matte and, where a parse says more than "background"
@@ -306,10 +306,21 @@ public enum HairPlate {
                 }
             }
         }
-        hair.classes.withUnsafeBufferPointer { classes in
-            for i in 0..<classes.count where protectedClasses.contains(classes[i]) { protect[i] = 1 }
+        // Glasses pushed up onto the head (the parse's glasses `glassesOnTheHead` middle thirds or more above
+        // every head's brows) are worn in the hair and go with it: kept as a feature's bytes, they floated beside
+        // the skull where the hair round them was taken away (insightface 1561's sunglasses).
+        var classes = hair.classes
+        var onTheHead: [Int] = []
+        for i in classes.indices where classes[i] == OwnHair.glasses {
+            let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
+            if heads.allSatisfy({ $0.person.local(p).up > Self.glassesOnTheHead * $0.person.middleThird }) {
+                classes[i] = OwnHair.hair
+                onTheHead.append(i)
+            }
         }
+        for i in 0..<classes.count where protectedClasses.contains(classes[i]) { protect[i] = 1 }
         var remove = removal(hair)
+        for i in onTheHead { remove[i] = 1 }
         for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
         keepOthersHair(&remove, width: width, heads: heads.map(\.person), others: others)
         var out = [UInt8](repeating: 0, count: image.pixels.count)
@@ -317,7 +328,7 @@ public enum HairPlate {
         precondition(shade.map { $0.count == width * height } ?? true)
         let status = image.pixels.withUnsafeBufferPointer { rgb in
             (shade ?? []).withUnsafeBufferPointer { shading in
-                cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), hair.classes, remove, headMask, bareMask,
+                cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), classes, remove, headMask, bareMask,
                              shade == nil ? nil : shading.baseAddress, seed, &out, &scalp)
             }
         }
@@ -580,6 +591,10 @@ public enum HairPlate {
     /// The parse's classes a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears (7, 8),
     /// earrings (9), nose (10), mouth and lips (11–13); the same range cv_hair_fill keeps the bytes of.
     public static let protectedClasses: ClosedRange<UInt8> = UInt8(CV_PARSE_FIRST_FEATURE)...UInt8(CV_PARSE_LAST_FEATURE)
+
+    /// How far above the brows (in middle thirds) glasses are worn on the head, not over the eyes: a frame's
+    /// top lies at about the brows, sunglasses pushed up sit at the hairline (one middle third up) or higher.
+    public static let glassesOnTheHead: Float = 0.6
 
     /// The box (in a `width`×`height` photo) around triangles' points (xy pairs), grown by `grownBy` px and
     /// clamped; nil for none.

@@ -219,6 +219,57 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertLessThan(distance(near, shadow), distance(near, skin), "at the rim the fill meets the shadowed skin")
     }
 
+    /// Sunglasses pushed up into the hair go with the hair; glasses over the eyes keep their bytes. Kept as a
+    /// feature's bytes wherever the parse saw glasses, sunglasses on the head floated beside the skull once the
+    /// hair round them was taken away (insightface 1561).
+    func testGlassesOnTheHeadGoWithTheHairAndOverTheEyesStay() throws {
+        let side = 320
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.2)
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        let browY = landmarks[17...26].map(\.y).min()!, eyeY = (landmarks[37].y + landmarks[44].y) / 2
+        let onTheHead = { (x: Int, y: Int) -> Bool in abs(x - 160) < 50 && Float(y) > browY - 1.5 * person.middleThird && Float(y) < browY - 1.2 * person.middleThird }
+        let overTheEyes = { (x: Int, y: Int) -> Bool in abs(x - 160) < 40 && abs(Float(y) - eyeY) < 6 }
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let d = Vec2(Float(x) - 160, Float(y) - 140), r = (d * d).sum().squareRoot()
+                var value: [UInt8]
+                if overTheEyes(x, y) || onTheHead(x, y) {
+                    value = [200, 40, 160]
+                    classes[i] = OwnHair.glasses
+                } else if face[i] != 0 && Float(y) > browY - 0.8 * person.middleThird {
+                    value = [214, 170, 140]
+                    classes[i] = OwnHair.skin
+                } else if face[i] != 0 || r < 130 {
+                    value = [40, 30, 25]
+                    classes[i] = OwnHair.hair
+                    matte[i] = 1
+                } else {
+                    value = [50, 90, 170]
+                }
+                for c in 0..<3 { pixels[3 * i + c] = value[c] }
+            }
+        }
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic glasses"), hair: hair, heads: [(person, face)], seed: 1).image
+        var head = 0, headKept = 0, eyes = 0, eyesKept = 0
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let kept = (0..<3).allSatisfy { plate.pixels[3 * i + $0] == pixels[3 * i + $0] }
+                if onTheHead(x, y) { head += 1; if kept { headKept += 1 } }
+                if overTheEyes(x, y) { eyes += 1; if kept { eyesKept += 1 } }
+            }
+        }
+        print("HeadRegionTests: glasses on the head \(headKept) of \(head) px kept; over the eyes \(eyesKept) of \(eyes)")
+        XCTAssertGreaterThan(head, 500)
+        XCTAssertEqual(headKept, 0, "glasses on the head go with the hair")
+        XCTAssertEqual(eyesKept, eyes, "glasses over the eyes keep their bytes")
+    }
+
     /// Brows a fringe hid come back as brows grow, not as a painted stroke: on a synthetic head whose dark
     /// fringe covers the forehead and brows, the plate's brows are darker than the forehead it lays around
     /// them, and their hairs stand up at the inner end and lie along the brow toward the tail (the dominant
