@@ -162,43 +162,69 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertEqual(skinLike, 0, "skin-coloured pixels painted outside the head")
     }
 
+    /// `value` with `noise` levels of seeded noise, as bytes (none on the hair, which the plate takes away).
+    private func noisy(_ value: [Float], _ cls: UInt8, noise: UInt64, _ random: inout SeededRandom) -> [UInt8] {
+        let n = cls == OwnHair.hair ? 0 : Float(random.next() % noise) - Float(noise / 2)
+        return value.map { UInt8(min(max($0 + n, 0), 255)) }
+    }
+
+    /// A side×side synthetic photo and its plate: `pixels` (RGB), the parse's `classes` and hair `matte`, one
+    /// head whose skin may fill `head`.
+    private func syntheticPlate(side: Int, pixels: [UInt8], classes: [UInt8], matte: [Float], person: PersonHead, head: [UInt8],
+                                source: String) throws -> (photo: PixelImage, plate: PixelImage) {
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+        return (image, try HairPlate.fill(Frame(image: image, source: source), hair: hair, heads: [(person, head)], seed: 1).image)
+    }
+
+    /// A synthetic head in hair over a blue wall (320², the nose at (160, 170), 1.2 px/mm): the face and a circle
+    /// of 130 px about (160, 140) are hair, the rest the wall, except where the painter `paint` (made from the
+    /// landmarks and the head) gives a colour and a class for a pixel (x, y, in the face's mask); `noise` levels of
+    /// seeded noise on all but the hair. Returns the photo, its plate and the head.
+    private func headInHair(noise: UInt64 = 1, seed: UInt64,
+                            paint: ([Vec2], PersonHead) -> (Int, Int, Bool) -> (value: [Float], cls: UInt8)?) throws
+        -> (photo: PixelImage, plate: PixelImage, landmarks: [Vec2], face: [UInt8], side: Int) {
+        let side = 320
+        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.2)
+        let painter = paint(landmarks, person)
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+        var matte = [Float](repeating: 0, count: side * side)
+        var random = SeededRandom(seed: seed)
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                let d = Vec2(Float(x) - 160, Float(y) - 140), r = (d * d).sum().squareRoot()
+                var (value, cls): ([Float], UInt8) = ([50, 90, 170], OwnHair.background)
+                if let painted = painter(x, y, face[i] != 0) {
+                    (value, cls) = painted
+                } else if face[i] != 0 || r < 130 {
+                    (value, cls) = ([40, 30, 25], OwnHair.hair)
+                    matte[i] = 1
+                }
+                pixels[(3 * i)..<(3 * i + 3)] = noisy(value, cls, noise: noise, &random)[...]
+                classes[i] = cls
+            }
+        }
+        let (image, plate) = try syntheticPlate(side: side, pixels: pixels, classes: classes, matte: matte, person: person, head: face,
+                                                source: "synthetic head in hair")
+        return (image, plate, landmarks, face, side)
+    }
+
     /// A fringe hid the forehead down to just above the brows, and the face's skin next to it lies in its
     /// shadow, tinted by it: the only visible skin the forehead borders. The forehead the plate brings back
     /// takes the face's own tone away from that rim, not the shadow's: the membrane carried the rim over the
     /// whole forehead, a flat red-brown dome over a pale face (barbershop_16). At the rim the fill still meets
     /// the shadowed skin (no step).
     func testTheForeheadAFringeHidTakesTheFacesToneNotItsShadow() throws {
-        let side = 320
-        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.2)
-        let fringeFoot = Int(landmarks[17...26].map(\.y).min()!.rounded()) - 4
-        var pixels = [UInt8](repeating: 0, count: side * side * 3)
-        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
-        var matte = [Float](repeating: 0, count: side * side)
-        var random = SeededRandom(seed: 9)
-        let skin: [Float] = [214, 170, 140], shadow: [Float] = [205, 135, 105], blue: [Float] = [50, 90, 170]
-        for y in 0..<side {
-            for x in 0..<side {
-                let i = y * side + x
-                let d = Vec2(Float(x) - 160, Float(y) - 120), r = (d * d).sum().squareRoot()
-                let n = Float(random.next() % 13) - 6
-                var value: [Float]
-                if face[i] != 0 && y >= fringeFoot {
-                    // The face, in the fringe's shadow for 16 px below it.
-                    value = y < fringeFoot + 16 ? shadow : skin
-                    classes[i] = OwnHair.skin
-                } else if face[i] != 0 || r < 130 {
-                    value = [40, 30, 25]
-                    classes[i] = OwnHair.hair
-                    matte[i] = 1
-                } else {
-                    value = blue
-                }
-                for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(value[c] + n, 0), 255)) }
-            }
+        let skin: [Float] = [214, 170, 140], shadow: [Float] = [205, 135, 105]
+        var fringeFoot = 0
+        let s = try headInHair(noise: 13, seed: 9) { landmarks, _ in
+            fringeFoot = Int(landmarks[17...26].map(\.y).min()!.rounded()) - 4
+            // The face below the fringe, in its shadow for 16 px below it; above it, the fringe.
+            return { x, y, inFace in inFace && y >= fringeFoot ? (y < fringeFoot + 16 ? shadow : skin, OwnHair.skin) : nil }
         }
-        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
-        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
-        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic fringe"), hair: hair, heads: [(person, face)], seed: 1).image
+        let (landmarks, face, plate, side) = (s.landmarks, s.face, s.plate, s.side)
         /// The mean colour of the plate over the forehead the fringe hid, from `from` to `to` px above its foot.
         func forehead(_ from: Int, _ to: Int) -> [Float] {
             var sum: [Float] = [0, 0, 0], count: Float = 0
@@ -223,38 +249,17 @@ final class HeadRegionTests: XCTestCase {
     /// feature's bytes wherever the parse saw glasses, sunglasses on the head floated beside the skull once the
     /// hair round them was taken away (insightface 1561).
     func testGlassesOnTheHeadGoWithTheHairAndOverTheEyesStay() throws {
-        let side = 320
-        let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(160, 170), pxPerMm: 1.2)
-        var pixels = [UInt8](repeating: 0, count: side * side * 3)
-        var classes = [UInt8](repeating: OwnHair.background, count: side * side)
-        var matte = [Float](repeating: 0, count: side * side)
-        let browY = landmarks[17...26].map(\.y).min()!, eyeY = (landmarks[37].y + landmarks[44].y) / 2
-        let onTheHead = { (x: Int, y: Int) -> Bool in abs(x - 160) < 50 && Float(y) > browY - 1.5 * person.middleThird && Float(y) < browY - 1.2 * person.middleThird }
-        let overTheEyes = { (x: Int, y: Int) -> Bool in abs(x - 160) < 40 && abs(Float(y) - eyeY) < 6 }
-        for y in 0..<side {
-            for x in 0..<side {
-                let i = y * side + x
-                let d = Vec2(Float(x) - 160, Float(y) - 140), r = (d * d).sum().squareRoot()
-                var value: [UInt8]
-                if overTheEyes(x, y) || onTheHead(x, y) {
-                    value = [200, 40, 160]
-                    classes[i] = OwnHair.glasses
-                } else if face[i] != 0 && Float(y) > browY - 0.8 * person.middleThird {
-                    value = [214, 170, 140]
-                    classes[i] = OwnHair.skin
-                } else if face[i] != 0 || r < 130 {
-                    value = [40, 30, 25]
-                    classes[i] = OwnHair.hair
-                    matte[i] = 1
-                } else {
-                    value = [50, 90, 170]
-                }
-                for c in 0..<3 { pixels[3 * i + c] = value[c] }
+        var onTheHead: (Int, Int) -> Bool = { _, _ in false }, overTheEyes = onTheHead
+        let s = try headInHair(seed: 1) { landmarks, person in
+            let browY = landmarks[17...26].map(\.y).min()!, eyeY = (landmarks[37].y + landmarks[44].y) / 2
+            onTheHead = { x, y in abs(x - 160) < 50 && Float(y) > browY - 1.5 * person.middleThird && Float(y) < browY - 1.2 * person.middleThird }
+            overTheEyes = { x, y in abs(x - 160) < 40 && abs(Float(y) - eyeY) < 6 }
+            return { x, y, inFace in
+                if overTheEyes(x, y) || onTheHead(x, y) { return ([200, 40, 160], OwnHair.glasses) }
+                return inFace && Float(y) > browY - 0.8 * person.middleThird ? ([214, 170, 140], OwnHair.skin) : nil
             }
         }
-        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
-        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
-        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic glasses"), hair: hair, heads: [(person, face)], seed: 1).image
+        let (pixels, plate, side) = (s.photo.pixels, s.plate, s.side)
         var head = 0, headKept = 0, eyes = 0, eyesKept = 0
         for y in 0..<side {
             for x in 0..<side {
@@ -442,14 +447,12 @@ final class HeadRegionTests: XCTestCase {
                 } else {
                     (value, cls) = scene(x, y, chin, faceHalf)
                 }
-                let n = cls == OwnHair.hair ? 0 : Float(random.next() % noise) - Float(noise / 2)
-                for c in 0..<3 { pixels[3 * i + c] = UInt8(min(max(value[c] + n, 0), 255)) }
+                pixels[(3 * i)..<(3 * i + 3)] = noisy(value, cls, noise: noise, &random)[...]
                 classes[i] = cls
             }
         }
-        let image = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
-        let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
-        let plate = try HairPlate.fill(Frame(image: image, source: "synthetic curtains"), hair: hair, heads: [(person, head)], seed: 1).image
+        let plate = try syntheticPlate(side: side, pixels: pixels, classes: classes, matte: matte, person: person, head: head,
+                                       source: "synthetic curtains").plate
         return CurtainScene(plate: plate, face: face, chin: chin, faceHalf: faceHalf, isHair: isHair)
     }
 
