@@ -509,11 +509,17 @@ cv::Mat orientedFill(const cv::Mat &value, const cv::Mat &weight, int maxSide) {
 // `value` continued from `weight` under `shading` (one channel, a factor on each pixel): divided by it, filled
 // smoothly and shaded again where it lands, so a surface's colour goes on under its own light and at its sources
 // the fill is the photo's (the hidden skin over the head's shading, the body over a torso's).
-cv::Mat smoothFillUnderShading(const cv::Mat &value, const cv::Mat &weight, const cv::Mat &shading, int maxSide) {
+// `fill` (a function of the albedo) made under `shading` when it is given; `fill(value)` itself when it is empty.
+template <typename Fill> cv::Mat underShading(const cv::Mat &value, const cv::Mat &shading, Fill fill) {
+    if (shading.empty()) return fill(value);
     cv::Mat shading3, albedo;
     cv::merge(std::vector<cv::Mat>{shading, shading, shading}, shading3);
     cv::divide(value, shading3, albedo);
-    return smoothFill(albedo, weight, maxSide).mul(shading3);
+    return fill(albedo).mul(shading3);
+}
+
+cv::Mat smoothFillUnderShading(const cv::Mat &value, const cv::Mat &weight, const cv::Mat &shading, int maxSide) {
+    return underShading(value, shading, [&](const cv::Mat &albedo) { return smoothFill(albedo, weight, maxSide); });
 }
 
 // `field` (CV_32FC3) scaled by how much of what its sources show a fill keeps `distance` px from them: a Gaussian
@@ -960,12 +966,12 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // and the fill meet): the seam the skin fill is joined to (below).
         cv::Mat skinRim = skinSource & (fromHair > 1.0f) & (fromHair <= float(band + 2));
         skinSource &= notRemoving;
-        // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
-        // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
-        // the median skin pixel's.
         // The chin's row (the bare face's foot): the skin fill treats the head above it and the neck below apart.
         const cv::Rect bareFace = cv::boundingRect(bareBox);
         const float skinChin = bareFace.empty() ? float(box.height) : float(bareFace.y + bareFace.height - 1);
+        // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
+        // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
+        // the median skin pixel's.
         cv::Vec3f skinMedian;
         const bool haveSkinMedian = medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian);
         if (haveSkinMedian) {
@@ -1047,18 +1053,13 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         // How far the skin the hole borders carries on into it before the face's own tone takes over (px). Below
         // the chin the sources are continued whole (relaxedFill): the neck continues the neck and chest it shows.
         const float skinReach = kSkinReachToFace * float(bareFace.empty() ? std::max(box.width, box.height) / 3 : bareFace.width);
+        // Over the shading where it is known (an albedo, up to one factor), relaxed toward the median of the
+        // sources beside the hole (relaxedFill).
         if (cv::countNonZero(skinSource) > 0) {
-            // Over the shading where it is known (an albedo, up to one factor), relaxed toward the median of the
-            // sources beside the hole (relaxedFill). The albedo is a matrix of its own: divided into a header
-            // sharing `linear`, it would overwrite the photo.
-            cv::Mat shading3 = cv::Mat(box.size(), CV_32FC3, cv::Scalar::all(1)), albedo;
-            if (shadeBox.empty()) {
-                albedo = linear;
-            } else {
-                cv::merge(std::vector<cv::Mat>{shadeBox, shadeBox, shadeBox}, shading3);
-                cv::divide(linear, shading3, albedo);
-            }
-            skinFill = relaxedFill(albedo, skinWeight, removingBox & (headBox != 0), skinReach, skinChin, 256).mul(shading3);
+            const cv::Mat headHole = removingBox & (headBox != 0);
+            skinFill = underShading(linear, shadeBox, [&](const cv::Mat &albedo) {
+                return relaxedFill(albedo, skinWeight, headHole, skinReach, skinChin, 256);
+            });
         }
         // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
         // guidance field): the difference between the visible skin and the fill along the seam is continued

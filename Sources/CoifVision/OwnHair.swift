@@ -310,17 +310,19 @@ public enum HairPlate {
         // every head's brows) are worn in the hair and go with it: kept as a feature's bytes, they floated beside
         // the skull where the hair round them was taken away (insightface 1561's sunglasses).
         var classes = hair.classes
-        var onTheHead: [Int] = []
-        for i in classes.indices where classes[i] == OwnHair.glasses {
+        var remove = removal(hair)
+        func onTheHead(_ i: Int) -> Bool {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
-            if heads.allSatisfy({ $0.person.local(p).up > Self.glassesOnTheHead * $0.person.middleThird }) {
+            return heads.allSatisfy { $0.person.local(p).up > Self.glassesOnTheHead * $0.person.middleThird }
+        }
+        for i in classes.indices where protectedClasses.contains(classes[i]) {
+            if classes[i] == OwnHair.glasses && onTheHead(i) {
                 classes[i] = OwnHair.hair
-                onTheHead.append(i)
+                remove[i] = 1
+            } else {
+                protect[i] = 1
             }
         }
-        for i in 0..<classes.count where protectedClasses.contains(classes[i]) { protect[i] = 1 }
-        var remove = removal(hair)
-        for i in onTheHead { remove[i] = 1 }
         for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
         keepOthersHair(&remove, width: width, heads: heads.map(\.person), others: others)
         var out = [UInt8](repeating: 0, count: image.pixels.count)
