@@ -38,8 +38,8 @@ vec3 fiberTransmittance(vec3 sigmaA, float h, float etaPrime, float cosThetaT) {
     return exp(-sigmaA * (2.0 * cosGammaT / cosThetaT));
 }
 
-// Σ_p f_p |cos θi| for unit light.
-vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
+// Σ_p f_p |cos θi| for unit light; the R lobe's share (the cuticle's colourless reflection) also in `rLobe`.
+vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi, out vec3 rLobe) {
     float eta = uIndexOfRefraction;
     float cosThetaI = sqrt(max(1.0 - sinThetaI * sinThetaI, 0.0));
     float cosThetaO = sqrt(max(1.0 - sinThetaO * sinThetaO, 0.0));
@@ -72,6 +72,7 @@ vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
 
     vec3 fT = tTRT * fTRT;
     vec3 rest = aTRT * fT / (vec3(1.0) - fT) * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, vec2(0.0, 1.0)) / (2.0 * PI));
+    rLobe = r;
     return r + tt + trt + rest;
 }
 
@@ -91,19 +92,36 @@ float wrappedCosine(float cosine) {
 // Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it):
 // T the tangent, N the hair volume's outward normal, L and V toward the light and the eye; the light is
 // attenuated on its way in by `transmittance.x` for the single-scattering lobes and `.y` for the
-// multiply scattered part (see key_shadow.glsl).
-vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance) {
+// multiply scattered part (see key_shadow.glsl). `specular`: the R lobe's part of the result.
+vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance,
+                          out vec3 specular) {
     float sinI = dot(L, T), sinO = dot(V, T);
     vec3 li = L - T * sinI, lo = V - T * sinO;
     float li2 = dot(li, li), lo2 = dot(lo, lo);
     float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? dot(li, lo) / sqrt(li2 * lo2) : 1.0;
     float phi = acos(clamp(cosPhi, -1.0, 1.0));
-    vec3 single = fiberLobes(sigmaA, sinI, sinO, phi);
+    vec3 rLobe;
+    vec3 single = fiberLobes(sigmaA, sinI, sinO, phi, rLobe);
+    specular = radiance * rLobe * (PI * transmittance.x);
     return radiance * (single * (PI * transmittance.x) + msAlbedo * (wrappedCosine(dot(N, L)) * transmittance.y));
 }
 
+// The R lobe alone of `hairRadianceShadowed` (its `specular`), for a tangent of its own: what a strand
+// lying at an angle to its neighbours shows of the cuticle's highlight.
+vec3 hairSpecularShadowed(vec3 T, vec3 L, vec3 V, vec3 radiance, float transmittance) {
+    float sinI = dot(L, T), sinO = dot(V, T);
+    vec3 li = L - T * sinI, lo = V - T * sinO;
+    float li2 = dot(li, li), lo2 = dot(lo, lo);
+    float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? clamp(dot(li, lo) / sqrt(li2 * lo2), -1.0, 1.0) : 1.0;
+    float cosThetaI = sqrt(max(1.0 - sinI * sinI, 0.0)), cosThetaO = sqrt(max(1.0 - sinO * sinO, 0.0));
+    float fR = fresnelDielectric(uIndexOfRefraction, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinI * sinO)));
+    vec2 two = vec2(sin(2.0 * uCuticleTilt), cos(2.0 * uCuticleTilt));
+    float r = longitudinalLobe(sinI, sinO, cosThetaO, uLongitudinalWidth, vec2(-two.x, two.y)) * fR * 0.25 * sqrt(0.5 + 0.5 * cosPhi);
+    return radiance * (r * PI * transmittance);
+}
+
 // An unshadowed light.
-vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance) {
-    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0));
+vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, out vec3 specular) {
+    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0), specular);
 }
 

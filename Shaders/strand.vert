@@ -26,6 +26,14 @@ out float vFibreContrast; // how much one fibre's light may differ from its neig
 
 #include "hash.glsl"
 
+// Radians a strand's tangent turns per unit of its light variation (HairShading's clump, strand and along
+// terms, each ±fraction): at the defaults ±0.6, ±0.5 and ±0.5 the three sum to a spread of ~11° (one σ),
+// a little under one R lobe's width (β_m 0.25: ~13°), so about half the strands of a patch facing the
+// highlight carry it. 0.13 (~4°) left a bob's front under a frontal key one grey sheet. The highlight's
+// mean over the strands is the untilted lobe's, widened: HairFiber's sphere (what colours are solved on)
+// does not model the turn.
+const float kFibreTiltPerVariation = 0.35;
+
 // Value noise along a strand, 0…1: a hash of the strand and of each whole step of `t`, blended smoothly between
 // steps (a strand's corners sit a segment apart, so the swing is smooth along it and the same on both edges).
 float alongNoise(uint strand, float t) {
@@ -49,25 +57,46 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     sigmaA *= 1.0 + uColorVariation * (strandRandom * 2.0 - 1.0);
     vec3 ms = multipleScatteringAlbedo(sigmaA);
     float occlusion = mix(1.0 - uRootOcclusion, 1.0, smoothstep(0.0, 0.6, along));
-    // The key light through the hair (and head) between it and this point: the direct lobes lose it at
-    // the single-scattering extinction, the multiply scattered part at its smaller share.
-    vec2 key = keyLightTransmittance(positionHead, uKeyShadowSigma);
-    vec3 radiance = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key) + uAmbientRadiance * ms;
-    // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
-    if (any(greaterThan(uFillRadiance, vec3(0.0)))) radiance += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance);
-    // The clump's share of the light (HairShading.clumpVariation): the strands of one patch of scalp
-    // run as one streak, lighter or darker than its neighbours. Within it each strand catches its own
-    // share, swinging along its length (strandLightVariation, alongLightVariation): strands separate. Light
-    // hair scatters most of its light on through other fibres (its multiple-scattering albedo is high), which
-    // evens out what any one strand catches, so the spread shrinks as that albedo nears a clear fibre's:
-    // whole on black hair, little on platinum.
+    // What this strand catches of its own (HairShading.clumpVariation, strandLightVariation,
+    // alongLightVariation): the clump's tone, the strand's, and a swing along its length, each −1…1.
     uint strand = uint(strandRandom * 16777216.0);
     float own = float(coifHash(strand ^ 0x68E31DA4U) & 0xffffU) / 65536.0;
     float swing = alongNoise(strand ^ 0xB5297A4DU, along * 2.5 + float(coifHash(strand ^ 0x1B56C4E9U) & 0xffU) / 256.0);
+    float clump = uClumpVariation * (clumpTone * 2.0 - 1.0);
+    float strandOwn = uStrandLightVariation * (own * 2.0 - 1.0), alongOwn = uAlongLightVariation * (swing * 2.0 - 1.0);
+    // A clump, a strand and a stretch of it lie at angles of their own to the hair's mean direction, and its
+    // R highlight moves along the strand as it turns. Of that turn only the part in the plane of the strand
+    // and the key's half-vector moves the highlight (the rest turns the fibre about the view), so the tangent
+    // turns in that plane. On dark hair, lit mostly by that colourless highlight, this is what separates
+    // strands: the streaks are where a fibre turns into the highlight, the rest stays dark. Scaling the
+    // highlight's brightness instead (as the colour lobes are, below) drew a straight style's whole front
+    // at the lobe's peak under a frontal key, up to ~5x brighter on some strands, and black hair came out
+    // silver-grey (vmhuman b-7's black bob: p90 sRGB 68 against her own hair's 24).
+    vec3 H = normalize(uKeyDirection + V);
+    vec3 across = H - T * dot(H, T);
+    float acrossLength = length(across);
+    vec3 Tr = acrossLength > 1e-4 ? normalize(T + across / acrossLength * tan(kFibreTiltPerVariation * (clump + strandOwn + alongOwn))) : T;
+    // The key light through the hair (and head) between it and this point: the direct lobes lose it at
+    // the single-scattering extinction, the multiply scattered part at its smaller share.
+    vec2 key = keyLightTransmittance(positionHead, uKeyShadowSigma);
+    vec3 untilted;
+    vec3 colour = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key, untilted) - untilted
+                + uAmbientRadiance * ms;
+    vec3 specular = hairSpecularShadowed(Tr, uKeyDirection, V, uKeyRadiance, key.x);
+    // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
+    if (any(greaterThan(uFillRadiance, vec3(0.0)))) {
+        colour += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance, untilted) - untilted;
+        specular += hairSpecularShadowed(Tr, uFillDirection, V, uFillRadiance, 1.0);
+    }
+    // The colour the fibre gives back (TT, TRT, the rest, multiple scattering) varies in brightness: the
+    // strands of one patch of scalp run as one streak, lighter or darker than its neighbours, and within it
+    // each strand catches its own share, swinging along its length. Light hair scatters most of its light on
+    // through other fibres (its multiple-scattering albedo is high), which evens out what any one strand
+    // catches, so the spread shrinks as that albedo nears a clear fibre's: whole on black hair, little on
+    // platinum.
     separate = clamp(1.0 - dot(ms, vec3(0.2126, 0.7152, 0.0722)) / multipleScatteringAlbedo(vec3(0.0)).x, 0.0, 1.0);
-    float strandLight = (1.0 + separate * uStrandLightVariation * (own * 2.0 - 1.0)) *
-                        (1.0 + separate * uAlongLightVariation * (swing * 2.0 - 1.0));
-    return radiance * occlusion * (1.0 + uClumpVariation * (clumpTone * 2.0 - 1.0)) * strandLight;
+    float strandLight = (1.0 + separate * strandOwn) * (1.0 + separate * alongOwn);
+    return (colour * (1.0 + clump) * strandLight + specular) * occlusion;
 }
 
 void main() {

@@ -23,6 +23,10 @@ import CoifGroom
 import CoifRender
 import CoifVision
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 public struct PhotoLightEstimate: Sendable, Equatable {
     /// Order-1 spherical harmonics of the skin's linear colour per channel: [c₀, c₁x, c₁y, c₁z] (OpenCV
     /// camera space: +x right, +y down, +z away from the camera).
@@ -112,13 +116,15 @@ public struct PhotoLightEstimate: Sendable, Equatable {
         let gradient = Vec3(luminanceHarmonics.y, luminanceHarmonics.z, luminanceHarmonics.w)
         // A face lit evenly has no direction to speak of: Coif's key direction then (camera space).
         let studioKey = PinholeCamera.flipCameraAndView(Lighting().keyDirection)
-        let direction = length(gradient) > 1e-4 * max(luminanceHarmonics.x, 1e-4) ? normalize(gradient) : studioKey
+        let luminances: [Double] = samples.map { Double(dot($0.color, rec709Luminance)) }
+        var direction = length(gradient) > 1e-4 * max(luminanceHarmonics.x, 1e-4) ? normalize(gradient) : studioKey
+        if direction.z > maximumKeyDepth {
+            direction = frontKeyDirection(samples, luminances: luminances)
+        }
 
         // Ambient + key along that direction, luminance.
-        let keyBasis: [[Double]] = samples.map { [1, Double(max(dot($0.normal, direction), 0))] }
-        let luminances: [Double] = samples.map { Double(dot($0.color, rec709Luminance)) }
-        let fit = solveLeastSquares(keyBasis, luminances)
-        let ambient = max(Float(fit[0]), 0), key = max(Float(fit[1]), 0)
+        let fit = ambientAndKey(samples, luminances: luminances, direction: direction)
+        let ambient = fit.ambient, key = fit.key
         let keyShare = min(max(key / max(key + ambient, 1e-6), 0.2), 0.9)
 
         // Colour: the skin's mean chroma over a typical skin's, half strength, ±20%.
@@ -147,6 +153,52 @@ public struct PhotoLightEstimate: Sendable, Equatable {
         let exposure = min(max((meanLuminance / max(studioLuminance, 1e-6)).squareRoot(), exposureRange.lowerBound), exposureRange.upperBound)
         return PhotoLightEstimate(harmonics: harmonics, dominantDirection: direction, keyShare: keyShare, color: color,
                                   exposure: exposure, sampleCount: samples.count)
+    }
+
+    /// How far toward the back of the head (OpenCV camera z, toward the light) the key may lie: a face lit from
+    /// behind shows no lit skin to read. The order-1 gradient points there for a light beside the face: past
+    /// the terminator the far side is lit by the ambient alone, and a straight line through that clamped
+    /// cosine tilts back (a light at 80° from the camera's axis reads at 110°). On 10 of the 42 shared
+    /// portraits front-lit faces read as lit from behind (ctrlhair 27127, lit from her left, at 129°), and
+    /// the new hair was lit as if from behind the head. −0.1: up to ~84° from the camera's axis.
+    static let maximumKeyDepth: Float = -0.1
+
+    /// The key's direction in front of the face (z ≤ `maximumKeyDepth`) whose ambient + key·max(0, n·d) fits
+    /// the skin's luminance best: every 3° of azimuth (±90°) and elevation (±90°). The clamp at the terminator
+    /// is what tells a side light from the face's own falloff, which a linear gradient cannot.
+    static func frontKeyDirection(_ samples: [SkinSample], luminances: [Double]) -> Vec3 {
+        var best = (error: Double.infinity, direction: Vec3(0, 0, -1))
+        for elevationStep in -30...30 {
+            let elevation = Float(elevationStep) * 3 * .pi / 180
+            for azimuthStep in -30...30 {
+                let azimuth = Float(azimuthStep) * 3 * .pi / 180
+                // OpenCV camera space: +x right, +y down, +z away from the camera.
+                let d = Vec3(sinf(azimuth) * cosf(elevation), -sinf(elevation), -cosf(azimuth) * cosf(elevation))
+                guard d.z <= maximumKeyDepth else { continue }
+                let fit = ambientAndKey(samples, luminances: luminances, direction: d)
+                var error = 0.0
+                for (sample, luminance) in zip(samples, luminances) {
+                    let r = Double(fit.ambient + fit.key * max(dot(sample.normal, d), 0)) - luminance
+                    error += r * r
+                }
+                if error < best.error { best = (error, d) }
+            }
+        }
+        return best.direction
+    }
+
+    /// Least squares of the skin's luminance as ambient + key·max(0, n·direction), both held ≥ 0.
+    static func ambientAndKey(_ samples: [SkinSample], luminances: [Double], direction: Vec3) -> (ambient: Float, key: Float) {
+        let keyBasis: [[Double]] = samples.map { [1, Double(max(dot($0.normal, direction), 0))] }
+        let fit = solveLeastSquares(keyBasis, luminances)
+        if fit[0] < 0 {
+            // No ambient: the key alone, through the origin.
+            var cc = 0.0, cl = 0.0
+            for (row, luminance) in zip(keyBasis, luminances) { cc += row[1] * row[1]; cl += row[1] * luminance }
+            return (0, cc > 0 ? max(Float(cl / cc), 0) : 0)
+        }
+        if fit[1] < 0 { return (Float(luminances.reduce(0, +) / Double(max(luminances.count, 1))), 0) }
+        return (Float(fit[0]), Float(fit[1]))
     }
 
     /// Coif's lights as the photo's: the key along the dominant direction with its share, the rest ambient,

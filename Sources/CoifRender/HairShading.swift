@@ -30,7 +30,9 @@ public struct HairShading: Sendable, Equatable {
     /// dark hair, lit mostly by its colourless R highlight, hardly shows anyway) averages to one flat tone:
     /// the strands of one patch of scalp (`StrandGeometry.clumpToneCellMm`) share a tone instead, and run
     /// as one streak. Symmetric about 1, so the hair's mean colour (what a hex target is solved for)
-    /// stays put.
+    /// stays put. It scales the colour the fibre gives back (TT, TRT, multiple scattering); the colourless
+    /// R highlight is moved instead, by the angle a clump lies at (strand.vert: this times 0.35 rad, with the
+    /// strand's and the along terms), so black hair keeps its highlight to the strands turned into it.
     public var clumpVariation: Float
     /// Length (mm) over which a strand's coverage grows from nothing at its root, ±50% from strand to
     /// strand. A rendered strand stands for a bundle of fibres that leave the scalp at slightly different

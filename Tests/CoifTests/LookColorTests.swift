@@ -40,6 +40,26 @@ final class LookColorTests: XCTestCase {
         }
     }
 
+    /// Black hair under a key at the camera, the light that lines a straight style's whole front up with the
+    /// cuticle's highlight: the highlight moves strand by strand with each strand's angle, so only the strands
+    /// that turn into it carry it and the rest stays dark. Scaled in brightness strand by strand as the colour
+    /// is, it lit the whole front up to ~5x a strand (vmhuman b-7's black bob read silver-grey; here median L*
+    /// 21.2 and p90 35.0 then, 16.8 and 28.8 now).
+    func testBlackHairUnderAFrontalKeyIsDarkWithStreaksNotASilverSheet() throws {
+        let engine = try previewEngine()
+        let style = try engine.style(LookEvaluation.presetStyle)
+        var frontal = Lighting()
+        frontal.keyDirection = Vec3(0, 0, 1)
+        frontal.fillRadiance = .zero
+        let layer = try engine.hairLayer(style, sizePx: 384, shading: HairShading(color: try HairColor.parse("black")), lighting: frontal)
+        let tone = try XCTUnwrap(HairTone(layer: layer))
+        print(String(format: "LookColorTests: black under a frontal key: L* p10 %.1f median %.1f p90 %.1f p95 %.1f", tone.lightnessP10,
+                     tone.lab.x, tone.lightnessP90, tone.lightnessP95))
+        XCTAssertLessThan(tone.lab.x, 19)
+        XCTAssertLessThan(tone.lightnessP90, 32)
+        XCTAssertGreaterThan(tone.lightnessP90 - tone.lightnessP10, 15, "the strands in the highlight separate from the rest")
+    }
+
     /// `--color own` on a synthetic head whose own hair is known: the astronaut wearing long-wavy in a known
     /// recipe under the light read from her face. Its composite is the new photo; `own` must read that hair
     /// back and solve a recipe whose re-render (the same groom, under the light read again from the new

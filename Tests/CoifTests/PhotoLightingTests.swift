@@ -3,6 +3,7 @@
 import CoifCore
 @testable import CoifPipeline
 import CoifRender
+import Foundation
 import XCTest
 
 final class PhotoLightingTests: XCTestCase {
@@ -61,6 +62,37 @@ final class PhotoLightingTests: XCTestCase {
         let darkened = try estimate(dark, engine: engine)
         XCTAssertLessThan(darkened.exposure, original.exposure - 0.05, "\(original.exposure) → \(darkened.exposure)")
         XCTAssertEqual(darkened.dominantDirection.x, original.dominantDirection.x, accuracy: 0.05, "brightness does not move the light")
+    }
+
+    /// A face lit from beside it: its far side lies past the terminator, in the ambient alone, and the skin's
+    /// order-1 gradient (a straight line through a clamped cosine) points behind the head (here at 110°
+    /// for a light at 80°). The key is read in front of the face, on the light's side, from the Lambertian
+    /// fit with its terminator. (10 of the 42 shared portraits read as lit from behind before: ctrlhair
+    /// 27127, lit from her left, at 129° from the camera.)
+    func testAFaceLitFromBesideItIsNotReadAsLitFromBehind() throws {
+        // Toward the light, OpenCV camera space: 80° to the left of the camera's axis, 10° up.
+        let azimuth: Float = -80 * .pi / 180, elevation: Float = 10 * .pi / 180
+        let light = Vec3(sin(azimuth) * cos(elevation), -sin(elevation), -cos(azimuth) * cos(elevation))
+        var samples: [PhotoLightEstimate.SkinSample] = []
+        for j in 0..<24 {
+            for i in 0..<24 {
+                let x = (Float(i) + 0.5) / 12 - 1, y = (Float(j) + 0.5) / 12 - 1
+                let r2 = x * x + y * y
+                guard r2 < 0.96 else { continue }
+                let normal = Vec3(x, y, -(1 - r2).squareRoot())
+                let shade = 0.15 + 0.6 * max(dot(normal, light), 0)
+                samples.append((normal, PhotoLightEstimate.typicalSkin * shade))
+            }
+        }
+        let estimate = try XCTUnwrap(PhotoLightEstimate.estimate(samples))
+        let luminance = estimate.harmonics[0] * PhotoLightEstimate.rec709Luminance.x + estimate.harmonics[1] * PhotoLightEstimate.rec709Luminance.y
+            + estimate.harmonics[2] * PhotoLightEstimate.rec709Luminance.z
+        XCTAssertGreaterThan(luminance.w, 0, "the gradient alone points behind the head here, or this tests nothing")
+        let d = estimate.dominantDirection
+        XCTAssertLessThanOrEqual(d.z, PhotoLightEstimate.maximumKeyDepth, "\(d)")
+        let readAzimuth = atan2(d.x, -d.z) * 180 / .pi
+        XCTAssertEqual(readAzimuth, -80, accuracy: 8, "\(d)")
+        XCTAssertEqual(asin(-d.y) * 180 / .pi, 10, accuracy: 8, "\(d)")
     }
 
     /// The lights made from an estimate: key along the estimate's direction in view space, its share of
