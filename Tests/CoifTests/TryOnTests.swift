@@ -142,7 +142,10 @@ final class TryOnTests: XCTestCase {
         }
         print(String(format: "TryOnTests: hair luminance mean %.1f → %.1f, local departure %.2f → %.2f (clump variation 0 → %.1f)",
                      flat.mean, clumped.mean, flat.deviation, clumped.deviation, HairShading.defaultClumpVariation))
-        XCTAssertGreaterThan(clumped.deviation, flat.deviation * 1.15, "clumps should add tonal variation")
+        // 1.08, not 1.15: since f3ae531 a clump turns the colourless R highlight (its angle moves the
+        // highlight along the strand) instead of scaling it, so on auburn its share of the streaks is smaller
+        // (4.46 → 4.95 over the three seeds, +11%). With no clump variation at all the two are equal.
+        XCTAssertGreaterThan(clumped.deviation, flat.deviation * 1.08, "clumps should add tonal variation")
         XCTAssertEqual(clumped.mean, flat.mean, accuracy: flat.mean * 0.06, "and keep the mean")
     }
 
