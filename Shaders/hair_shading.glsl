@@ -1,7 +1,9 @@
 // The strand's scattering model: HairFiber (Sources/CoifRender/HairFiber.swift) line for line, where its
 // sources and constants are explained. Lobes R, TT, TRT and the residual p >= 3 of a rough dielectric
 // cylinder (Chiang et al. 2016 as pbrt-v4's HairBxDF; the real-time Gaussian M and Karis 2016's offsets),
-// plus the multiple scattering of a volume of fibres. Include after shading_block.glsl.
+// plus the multiple scattering of a volume of fibres. R, the cuticle's colourless highlight, is a function of
+// its own (hairSpecularShadowed): a strand shades it with its own turned tangent (strand.vert), the rest with
+// the hair's. Include after shading_block.glsl.
 
 const float PI = 3.14159265;
 const float MEAN_PATH_RADII = 1.86;
@@ -38,8 +40,15 @@ vec3 fiberTransmittance(vec3 sigmaA, float h, float etaPrime, float cosThetaT) {
     return exp(-sigmaA * (2.0 * cosGammaT / cosThetaT));
 }
 
-// Σ_p f_p |cos θi| for unit light; the R lobe's share (the cuticle's colourless reflection) also in `rLobe`.
-vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi, out vec3 rLobe) {
+// The R lobe's f_R |cos θi| for unit light: the cuticle's colourless reflection, its shift −2α as (sin, cos).
+float cuticleLobe(float sinThetaI, float sinThetaO, float cosThetaI, float cosThetaO, float cosPhi, float cosHalfPhi, vec2 minusTwo) {
+    float fR = fresnelDielectric(uIndexOfRefraction, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinThetaI * sinThetaO)));
+    return longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, uLongitudinalWidth, minusTwo) * fR * 0.25 * cosHalfPhi;
+}
+
+// Σ_p f_p |cos θi| for unit light over the lobes through the fibre's interior (TT, TRT, the residual): the
+// colour it gives back. R is `cuticleLobe`.
+vec3 fiberColourLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi) {
     float eta = uIndexOfRefraction;
     float cosThetaI = sqrt(max(1.0 - sinThetaI * sinThetaI, 0.0));
     float cosThetaO = sqrt(max(1.0 - sinThetaO * sinThetaO, 0.0));
@@ -53,10 +62,6 @@ vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi, out ve
     vec2 one = vec2(sin(alpha), cos(alpha));
     vec2 two = vec2(2.0 * one.x * one.y, one.y * one.y - one.x * one.x);
     vec2 four = vec2(2.0 * two.x * two.y, two.y * two.y - two.x * two.x);
-    vec2 minusTwo = vec2(-two.x, two.y);
-
-    float fR = fresnelDielectric(eta, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinThetaI * sinThetaO)));
-    vec3 r = vec3(longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, s, minusTwo) * fR * 0.25 * cosHalfPhi);
 
     // TT and TRT share one Fresnel factor at h = √3/2 (see HairFiber: the lobes then sum to one).
     float fInside = fresnelDielectric(eta, cosThetaD * 0.5);
@@ -72,8 +77,7 @@ vec3 fiberLobes(vec3 sigmaA, float sinThetaI, float sinThetaO, float phi, out ve
 
     vec3 fT = tTRT * fTRT;
     vec3 rest = aTRT * fT / (vec3(1.0) - fT) * (longitudinalLobe(sinThetaI, sinThetaO, cosThetaO, 2.0 * s, vec2(0.0, 1.0)) / (2.0 * PI));
-    rLobe = r;
-    return r + tt + trt + rest;
+    return tt + trt + rest;
 }
 
 vec3 multipleScatteringAlbedo(vec3 sigmaA) {
@@ -89,39 +93,34 @@ float wrappedCosine(float cosine) {
     return max((cosine + w) / ((1.0 + w) * (1.0 + w)), 0.0);
 }
 
-// Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it):
-// T the tangent, N the hair volume's outward normal, L and V toward the light and the eye; the light is
-// attenuated on its way in by `transmittance.x` for the single-scattering lobes and `.y` for the
-// multiply scattered part (see key_shadow.glsl). `specular`: the R lobe's part of the result.
-vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance,
-                          out vec3 specular) {
+// Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it), but for the
+// cuticle's highlight (`hairSpecularShadowed`): T the tangent, N the hair volume's outward normal, L and V
+// toward the light and the eye; the light is attenuated on its way in by `transmittance.x` for the
+// single-scattering lobes and `.y` for the multiply scattered part (see key_shadow.glsl).
+vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance) {
     float sinI = dot(L, T), sinO = dot(V, T);
     vec3 li = L - T * sinI, lo = V - T * sinO;
     float li2 = dot(li, li), lo2 = dot(lo, lo);
     float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? dot(li, lo) / sqrt(li2 * lo2) : 1.0;
     float phi = acos(clamp(cosPhi, -1.0, 1.0));
-    vec3 rLobe;
-    vec3 single = fiberLobes(sigmaA, sinI, sinO, phi, rLobe);
-    specular = radiance * rLobe * (PI * transmittance.x);
+    vec3 single = fiberColourLobes(sigmaA, sinI, sinO, phi);
     return radiance * (single * (PI * transmittance.x) + msAlbedo * (wrappedCosine(dot(N, L)) * transmittance.y));
 }
 
-// The R lobe alone of `hairRadianceShadowed` (its `specular`), for a tangent of its own: what a strand
-// lying at an angle to its neighbours shows of the cuticle's highlight.
+// The cuticle's highlight (the R lobe) under one light, its light attenuated by `transmittance` (the single-
+// scattering share), for tangent T: a strand lying at an angle to its neighbours shades it with its own.
 vec3 hairSpecularShadowed(vec3 T, vec3 L, vec3 V, vec3 radiance, float transmittance) {
     float sinI = dot(L, T), sinO = dot(V, T);
     vec3 li = L - T * sinI, lo = V - T * sinO;
     float li2 = dot(li, li), lo2 = dot(lo, lo);
     float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? clamp(dot(li, lo) / sqrt(li2 * lo2), -1.0, 1.0) : 1.0;
     float cosThetaI = sqrt(max(1.0 - sinI * sinI, 0.0)), cosThetaO = sqrt(max(1.0 - sinO * sinO, 0.0));
-    float fR = fresnelDielectric(uIndexOfRefraction, sqrt(0.5 + 0.5 * (cosThetaI * cosThetaO * cosPhi + sinI * sinO)));
     vec2 two = vec2(sin(2.0 * uCuticleTilt), cos(2.0 * uCuticleTilt));
-    float r = longitudinalLobe(sinI, sinO, cosThetaO, uLongitudinalWidth, vec2(-two.x, two.y)) * fR * 0.25 * sqrt(0.5 + 0.5 * cosPhi);
+    float r = cuticleLobe(sinI, sinO, cosThetaI, cosThetaO, cosPhi, sqrt(0.5 + 0.5 * cosPhi), vec2(-two.x, two.y));
     return radiance * (r * PI * transmittance);
 }
 
 // An unshadowed light.
-vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, out vec3 specular) {
-    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0), specular);
+vec3 hairRadiance(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance) {
+    return hairRadianceShadowed(sigmaA, msAlbedo, T, N, L, V, radiance, vec2(1.0));
 }
-

@@ -79,13 +79,11 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     // The key light through the hair (and head) between it and this point: the direct lobes lose it at
     // the single-scattering extinction, the multiply scattered part at its smaller share.
     vec2 key = keyLightTransmittance(positionHead, uKeyShadowSigma);
-    vec3 untilted;
-    vec3 colour = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key, untilted) - untilted
-                + uAmbientRadiance * ms;
+    vec3 colour = hairRadianceShadowed(sigmaA, ms, T, N, uKeyDirection, V, uKeyRadiance, key) + uAmbientRadiance * ms;
     vec3 specular = hairSpecularShadowed(Tr, uKeyDirection, V, uKeyRadiance, key.x);
     // The photo's light has no fill (PhotoLightEstimate): skip a third of the shading then.
     if (any(greaterThan(uFillRadiance, vec3(0.0)))) {
-        colour += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance, untilted) - untilted;
+        colour += hairRadiance(sigmaA, ms, T, N, uFillDirection, V, uFillRadiance);
         specular += hairSpecularShadowed(Tr, uFillDirection, V, uFillRadiance, 1.0);
     }
     // The colour the fibre gives back (TT, TRT, the rest, multiple scattering) varies in brightness: the
