@@ -2,10 +2,11 @@
 // the photo under its matte (HairTone: CIELAB medians, the spread of tones, the highlights, in linear
 // light), and the fibre's pigment (melanin, redness, dye) is solved so that, lit by the light Coif uses for
 // this photo (the face's, PhotoLightEstimate), the rendered hair shows that median: HairRecipe.solve with
-// the photo's lights. The solve's model is a sphere of combed hair; the groom on this head, with its own
-// shadows and facing, differs from it by a few per cent per channel (and in how much white cuticle highlight
-// it shows), so the render's solid pixels are measured and the target moved by its response, up to eight times
-// (`own` only pays for the extra draws).
+// the photo's lights. The solve's model is a sphere of combed hair, matched without the cuticle's colourless
+// highlight (a render's median shows the fibre's colour, and its highlight only where it falls among the solid
+// pixels); the groom on this head, with its own shadows and facing, differs from the sphere by a gain on that
+// colour and a colourless sheen, so the render's solid pixels are measured, the two fitted over the draws so
+// far and the target moved by them, up to eight times (`own` only pays for the extra draws).
 import CoifCore
 import CoifRender
 import CoifVision
@@ -60,32 +61,86 @@ public enum OwnHairColor {
     /// `look` with its recipe solved so that under `look.lighting` it shows `target` (linear RGB).
     public static func solved(_ look: HairLook, targetLinear target: Vec3) -> HairLook {
         var out = look
-        out.shading.recipe = HairRecipe(base: HairRecipe.solve(targetLinear: target, lights: look.lighting))
+        out.shading.recipe = HairRecipe(base: HairRecipe.solve(targetLinear: target, lights: look.lighting, withHighlight: false))
         return out
     }
 
-    /// The next target after a render of `look` that showed `rendered` where `own` was wanted: per channel in
-    /// linear light, the render's response to the model (what it showed over what the model predicted for
-    /// the pigment drawn) divides the wanted colour, so the next solve asks the model for what makes the
-    /// render show it. From the model's prediction, not the last target: a target below what any pigment
-    /// shows in the model (dark hair under a strong key) is predicted as that floor, and the render's own,
-    /// lower floor then lifts the next target back into reach. The response is held to 0.25–4.
+    /// What one draw showed: the model's colour for the pigment drawn (without the cuticle's highlight, as
+    /// `solved` matches it) and the render's solid pixels' median, both linear RGB.
+    public struct Draw: Sendable, Equatable {
+        public var predicted: Vec3
+        public var shown: Vec3
+        public init(predicted: Vec3, shown: Vec3) {
+            self.predicted = predicted
+            self.shown = shown
+        }
+        /// The draw of `look` that showed `rendered`.
+        public init(_ look: HairLook, rendered: HairTone) {
+            self.init(predicted: HairRecipe.referenceColor(sigmaA: look.shading.recipe.base.sigmaA, lights: look.lighting, withHighlight: false),
+                      shown: rendered.linear)
+        }
+    }
+
+    /// How the render answers the model, fitted over every draw so far, in linear light:
+    /// shown ≈ gain · predicted + sheen in each channel. The gain is the groom's own shadowing and facing
+    /// against the model's sphere (a factor on the fibre's colour); the sheen is the cuticle's colourless
+    /// highlight where it falls among the solid pixels (the same in every channel), which the model leaves
+    /// out. One factor per channel, as before, read a colourless highlight over a dark brown as a bluer
+    /// response, and turned the next target's hue. The two are told apart by how the colour's channels
+    /// differ; where the draws' channels barely differ (a near-neutral black) the sheen is not fitted and the
+    /// gain is the whole response. The gain is held to 0.25–4, the sheen to ≥ 0.
+    public static func response(_ draws: [Draw]) -> (gain: Float, sheen: Float) {
+        var spp: Double = 0, sp: Double = 0, n: Double = 0, spg: Double = 0, sg: Double = 0
+        for draw in draws {
+            for c in 0..<3 {
+                let p = Double(max(draw.predicted[c], 1e-6)), g = Double(max(draw.shown[c], 1e-6))
+                spp += p * p; sp += p; n += 1; spg += p * g; sg += g
+            }
+        }
+        guard spp > 0 else { return (1, 0) }
+        let determinant = spp * n - sp * sp
+        var gain = spg / spp, sheen: Double = 0
+        // Fitted only where the channels spread: the determinant over spp·n is the channels' relative
+        // variance (0 for a neutral colour).
+        if determinant > minimumChannelSpread * spp * n {
+            let fittedGain = (n * spg - sp * sg) / determinant
+            let fittedSheen = (spp * sg - sp * spg) / determinant
+            if fittedSheen > 0 && fittedGain > 0 {
+                gain = fittedGain
+                sheen = fittedSheen
+            }
+        }
+        return (Float(min(max(gain, 0.25), 4)), Float(sheen))
+    }
+    /// The least relative spread of the draws' channels (see `response`) at which the sheen is fitted.
+    static let minimumChannelSpread = 0.02
+
+    /// The next target after the draws so far (the last is `draws.last`): the wanted colour less the sheen,
+    /// over the gain (`response`), so the next solve asks the model for what makes the render show it. From
+    /// the model, not the last target: a target below what any pigment shows (dark hair under a sheen
+    /// brighter than it) goes to the darkest fibre, and the render's own floor stops the redraws.
     /// A target brighter than a clear fibre shows under these lights (in any channel) is beyond every pigment:
     /// it is scaled down as a whole to the clear fibre's reach, so it keeps its hue and gives up lightness.
     /// Clamped channel by channel, every channel met the clear fibre: long light-blonde hair, whose render is
     /// darker than the model's sphere, came back a neutral grey (deep3dfacerecon 000126 in long-wavy: L* 71,
     /// chroma 0, against the photo's L* 81, chroma 10, ΔE76 14.3; scaled, L* 67, chroma 9, ΔE76 14.1).
-    public static func nextTarget(_ look: HairLook, own: HairTone, rendered: HairTone) -> Vec3 {
-        let predicted = HairRecipe.referenceColor(sigmaA: look.shading.recipe.base.sigmaA, lights: look.lighting)
-        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting)
-        let want = own.linear, got = rendered.linear
+    public static func nextTarget(_ look: HairLook, own: HairTone, draws: [Draw]) -> Vec3 {
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
+        let (gain, sheen) = response(draws)
+        let want = own.linear
         var out = Vec3.zero
         var scale: Float = 1
         for c in 0..<3 {
-            let response = min(max(max(got[c], 1e-5) / max(predicted[c], 1e-5), 0.25), 4)
-            out[c] = max(want[c], 1e-5) / response
+            // Never below a twentieth of the wanted colour: under a sheen brighter than the hair, the darkest
+            // fibre, not a target of nothing.
+            out[c] = max(want[c] - sheen, 0.05 * max(want[c], 1e-5)) / gain
             scale = min(scale, clear[c] / out[c])
         }
         return out * scale
+    }
+
+    /// `nextTarget` after one draw of `look` that showed `rendered`.
+    public static func nextTarget(_ look: HairLook, own: HairTone, rendered: HairTone) -> Vec3 {
+        nextTarget(look, own: own, draws: [Draw(look, rendered: rendered)])
     }
 }

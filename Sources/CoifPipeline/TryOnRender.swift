@@ -301,12 +301,14 @@ extension TryOnEngine {
         look = timing.measure(.scene) { OwnHairColor.solved(look, targetLinear: target) }
         try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
         var shown: [Vec3] = []
+        var draws: [OwnHairColor.Draw] = []
         var lastTarget = target
         for _ in 0..<OwnHairColor.maximumRedraws {
             guard let rendered = HairTone(layer: layer) else { break }
             shown.append(rendered.lab)
             guard rendered.deltaE76(own) > OwnHairColor.redrawAboveDeltaE else { break }
-            let next = OwnHairColor.nextTarget(look, own: own, rendered: rendered)
+            draws.append(OwnHairColor.Draw(look, rendered: rendered))
+            let next = OwnHairColor.nextTarget(look, own: own, draws: draws)
             // The same target again draws the same hair (a dark own hair whose response is held at its bound:
             // deepface couple's drew seven identical redraws, 5 s).
             if next == lastTarget { break }

@@ -65,8 +65,11 @@ public struct HairRecipe: Sendable, Equatable {
     /// default lights (`Lighting()`), for σ_a: what "the colour of a recipe" means for presets, hex targets
     /// and ΔE00 reports. Each channel depends on its own σ_a only (the model is per channel).
     /// Under other `lights` (the photo's, for `own`): the same sphere lit by them, exposure included.
+    /// `withHighlight: false` leaves out the cuticle's colourless highlight (the R lobe): the colour the fibre
+    /// gives back alone, which is what the median of a render's solid pixels shows (its highlights are a few
+    /// strands' worth); `own` solves against it.
     public static func referenceColor(sigmaA: Vec3, fiber: HairFiber.Parameters = HairFiber.Parameters(sigmaA: .zero),
-                                      lights: Lighting = Lighting()) -> Vec3 {
+                                      lights: Lighting = Lighting(), withHighlight: Bool = true) -> Vec3 {
         var params = fiber
         params.sigmaA = sigmaA
         let ms = HairFiber.multipleScatteringAlbedo(sigmaA: sigmaA)
@@ -85,9 +88,9 @@ public struct HairRecipe: Sendable, Equatable {
                 let down = Vec3(0, -1, 0) - normal * (-normal.y)
                 let tangent = dot(down, down) > 1e-6 ? normalize(down) : Vec3(1, 0, 0)
                 sum += HairFiber.radiance(params, msAlbedo: ms, t: tangent, n: normal, toLight: key, toEye: eye,
-                                          lightRadiance: lights.keyRadiance)
+                                          lightRadiance: lights.keyRadiance, withHighlight: withHighlight)
                     + HairFiber.radiance(params, msAlbedo: ms, t: tangent, n: normal, toLight: fill, toEye: eye,
-                                         lightRadiance: lights.fillRadiance)
+                                         lightRadiance: lights.fillRadiance, withHighlight: withHighlight)
                     + lights.ambientRadiance * ms
                 count += 1
             }
@@ -112,12 +115,14 @@ public struct HairRecipe: Sendable, Equatable {
     /// than a clear fibre) are clamped to it.
     /// Under other `lights`: the pigment that shows `targetLinear` lit by them (`own`: the person's hair as
     /// the photo's light shows it).
-    public static func solve(targetLinear: Vec3, lights: Lighting = Lighting()) -> Pigment {
+    /// `withHighlight`: as in `referenceColor`, which colour of the sphere is matched.
+    public static func solve(targetLinear: Vec3, lights: Lighting = Lighting(), withHighlight: Bool = true) -> Pigment {
         let target = pointwiseMax(targetLinear, Vec3(repeating: 1e-4))
         let targetLab = HairTone.lab(fromLinear: target)
         // 1. Natural: a coarse search over melanin (log-spaced) and redness, then a finer one round the best.
         func error(_ m: Float, _ r: Float) -> Float {
-            let d = HairTone.lab(fromLinear: referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA, lights: lights)) - targetLab
+            let d = HairTone.lab(fromLinear: referenceColor(sigmaA: Pigment(melanin: m, redness: r).sigmaA, lights: lights,
+                                                            withHighlight: withHighlight)) - targetLab
             return dot(d, d)
         }
         var best = (m: Float(1), r: Float(0.2), e: Float.infinity)
@@ -148,7 +153,7 @@ public struct HairRecipe: Sendable, Equatable {
                 let mid = (low + high) / 2
                 var s = Vec3.zero
                 s[c] = mid
-                if referenceColor(sigmaA: s, lights: lights)[c] > target[c] { low = mid } else { high = mid }
+                if referenceColor(sigmaA: s, lights: lights, withHighlight: withHighlight)[c] > target[c] { low = mid } else { high = mid }
             }
             exact[c] = (low + high) / 2
         }

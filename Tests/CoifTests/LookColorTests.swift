@@ -102,13 +102,14 @@ final class LookColorTests: XCTestCase {
     /// the target met the clear fibre in every channel and the solve gave a neutral, pigmentless fibre.
     func testOwnLighterThanTheRenderShowsKeepsItsHue() throws {
         let look = HairLook(color: .own)
-        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting)
+        // (The colour without the cuticle's highlight: what `own` matches a render's median against.)
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
         // A light blonde at 90% of the clear fibre's red, yellow; drawn at half of it.
         let want = Vec3(0.9 * clear.x, 0.8 * clear.y, 0.55 * clear.z)
         let own = try XCTUnwrap(HairTone(linearColors: [want]))
         let first = OwnHairColor.solved(look, targetLinear: own.linear)
         let rendered = try XCTUnwrap(HairTone(linearColors: [HairRecipe.referenceColor(sigmaA: first.shading.recipe.base.sigmaA,
-                                                                                            lights: first.lighting) * 0.5]))
+                                                                                            lights: first.lighting, withHighlight: false) * 0.5]))
         let next = OwnHairColor.nextTarget(first, own: own, rendered: rendered)
         for c in 0..<3 { XCTAssertLessThanOrEqual(next[c], clear[c] * 1.0001, "within a clear fibre's reach") }
         XCTAssertEqual(next.y / next.x, own.linear.y / own.linear.x, accuracy: 0.01, "the hue kept")
@@ -117,6 +118,48 @@ final class LookColorTests: XCTestCase {
         let shown = HairTone.lab(fromLinear: HairRecipe.referenceColor(sigmaA: solved.shading.recipe.base.sigmaA, lights: solved.lighting))
         print(String(format: "LookColorTests: own lighter than the render: next target's recipe shows L* %.1f a* %.1f b* %.1f", shown.x, shown.y, shown.z))
         XCTAssertGreaterThan(shown.z, 10, "the solved fibre is blonde, not grey")
+    }
+
+    /// Own hair darker than the cuticle's highlight alone would show on the model's sphere (near-black hair):
+    /// `own` solves against the colour the fibre gives back, without that highlight, which is what the median
+    /// of a render's solid pixels shows (its highlights are a few strands' worth). A very dark brown comes
+    /// back as that brown. Solved with the highlight in, every target under the sphere's floor gave the most
+    /// melanin the search holds, the render's response was held at its bound, and near-black own hair was
+    /// drawn pitch black (deepface couple: L* 3.0 drawn at 0.5; u2net man5: 4.1 at 0.6).
+    func testOwnDarkerThanTheHighlightAloneComesBackAsItsBrown() throws {
+        let look = HairLook(color: .own)
+        let brown = HairRecipe.Pigment(melanin: 4, redness: 0.3)
+        let target = HairRecipe.referenceColor(sigmaA: brown.sigmaA, lights: look.lighting, withHighlight: false)
+        let darkestWithHighlight = HairRecipe.referenceColor(sigmaA: HairRecipe.Pigment(melanin: 12, redness: 0.3).sigmaA,
+                                                             lights: look.lighting)
+        XCTAssertLessThan(target.y, darkestWithHighlight.y, "the brown lies under what the sphere with its highlight can show")
+        let solved = OwnHairColor.solved(look, targetLinear: target).shading.recipe.base
+        let shown = HairRecipe.referenceColor(sigmaA: solved.sigmaA, lights: look.lighting, withHighlight: false)
+        print(String(format: "LookColorTests: own darker than the highlight: target Y %.5f, solved melanin %.2f redness %.2f, shows Y %.5f",
+                     target.y, solved.melanin, solved.redness, shown.y))
+        XCTAssertEqual(HairTone.lab(fromLinear: shown).x, HairTone.lab(fromLinear: target).x, accuracy: 0.5, "its lightness, not the darkest fibre's")
+        XCTAssertEqual(solved.melanin, 4, accuracy: 1, "the brown's melanin")
+    }
+
+    /// The render's response to the model is a gain on the fibre's colour plus a colourless sheen (the
+    /// cuticle's highlight among the solid pixels): fitted over the draws, it gives both back, and the next
+    /// target takes the sheen off before the gain, so a dark brown under a sheen keeps its hue. A near-neutral
+    /// colour drawn once cannot tell the two apart: the gain is the whole response there.
+    func testTheRendersResponseIsAGainAndAColourlessSheen() throws {
+        let brown = Vec3(0.030, 0.018, 0.012), darker = Vec3(0.012, 0.007, 0.005)
+        let draws = [brown, darker].map { OwnHairColor.Draw(predicted: $0, shown: $0 * 0.8 + Vec3(repeating: 0.006)) }
+        let fitted = OwnHairColor.response(draws)
+        XCTAssertEqual(fitted.gain, 0.8, accuracy: 0.01)
+        XCTAssertEqual(fitted.sheen, 0.006, accuracy: 0.0005)
+        let own = try XCTUnwrap(HairTone(linearColors: [Vec3(0.020, 0.012, 0.008)]))
+        let next = OwnHairColor.nextTarget(HairLook(color: .own), own: own, draws: draws)
+        for c in 0..<3 {
+            XCTAssertEqual(next[c] * 0.8 + 0.006, own.linear[c], accuracy: 0.0005, "drawn, the target shows the own hair")
+        }
+        let black = Vec3(0.010, 0.0098, 0.0096)
+        let once = OwnHairColor.response([OwnHairColor.Draw(predicted: black, shown: black * 0.5)])
+        XCTAssertEqual(once.sheen, 0)
+        XCTAssertEqual(once.gain, 0.5, accuracy: 0.001)
     }
 
     func testOwnWithNoOwnHairIsExit21AndNoOutput() throws {
