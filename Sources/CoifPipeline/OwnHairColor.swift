@@ -58,7 +58,8 @@ public enum OwnHairColor {
         return count >= needed ? weights : nil
     }
 
-    /// `look` with its recipe solved so that under `look.lighting` it shows `target` (linear RGB).
+    /// `look` with its recipe solved so that under `look.lighting` the model's sphere shows `target` (linear RGB)
+    /// without the cuticle's highlight: the colour a render's median shows, up to the response (`response`).
     public static func solved(_ look: HairLook, targetLinear target: Vec3) -> HairLook {
         var out = look
         out.shading.recipe = HairRecipe(base: HairRecipe.solve(targetLinear: target, lights: look.lighting, withHighlight: false))
