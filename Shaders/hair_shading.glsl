@@ -93,27 +93,31 @@ float wrappedCosine(float cosine) {
     return max((cosine + w) / ((1.0 + w) * (1.0 + w)), 0.0);
 }
 
+// A light's and the eye's angles to a fibre of tangent T: the sines of their angles to the normal plane
+// (sin θi, sin θo) and the cosine of the azimuth between them in it (cos φ, 1 where either lies along T).
+vec3 fiberAngles(vec3 T, vec3 L, vec3 V) {
+    float sinI = dot(L, T), sinO = dot(V, T);
+    vec3 li = L - T * sinI, lo = V - T * sinO;
+    float li2 = dot(li, li), lo2 = dot(lo, lo);
+    float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? clamp(dot(li, lo) / sqrt(li2 * lo2), -1.0, 1.0) : 1.0;
+    return vec3(sinI, sinO, cosPhi);
+}
+
 // Radiance of a strand point under one light (radiance = irradiance / π, as Lighting holds it), but for the
 // cuticle's highlight (`hairSpecularShadowed`): T the tangent, N the hair volume's outward normal, L and V
 // toward the light and the eye; the light is attenuated on its way in by `transmittance.x` for the
 // single-scattering lobes and `.y` for the multiply scattered part (see key_shadow.glsl).
 vec3 hairRadianceShadowed(vec3 sigmaA, vec3 msAlbedo, vec3 T, vec3 N, vec3 L, vec3 V, vec3 radiance, vec2 transmittance) {
-    float sinI = dot(L, T), sinO = dot(V, T);
-    vec3 li = L - T * sinI, lo = V - T * sinO;
-    float li2 = dot(li, li), lo2 = dot(lo, lo);
-    float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? dot(li, lo) / sqrt(li2 * lo2) : 1.0;
-    float phi = acos(clamp(cosPhi, -1.0, 1.0));
-    vec3 single = fiberColourLobes(sigmaA, sinI, sinO, phi);
+    vec3 angles = fiberAngles(T, L, V);
+    vec3 single = fiberColourLobes(sigmaA, angles.x, angles.y, acos(angles.z));
     return radiance * (single * (PI * transmittance.x) + msAlbedo * (wrappedCosine(dot(N, L)) * transmittance.y));
 }
 
 // The cuticle's highlight (the R lobe) under one light, its light attenuated by `transmittance` (the single-
 // scattering share), for tangent T: a strand lying at an angle to its neighbours shades it with its own.
 vec3 hairSpecularShadowed(vec3 T, vec3 L, vec3 V, vec3 radiance, float transmittance) {
-    float sinI = dot(L, T), sinO = dot(V, T);
-    vec3 li = L - T * sinI, lo = V - T * sinO;
-    float li2 = dot(li, li), lo2 = dot(lo, lo);
-    float cosPhi = (li2 > 1e-10 && lo2 > 1e-10) ? clamp(dot(li, lo) / sqrt(li2 * lo2), -1.0, 1.0) : 1.0;
+    vec3 angles = fiberAngles(T, L, V);
+    float sinI = angles.x, sinO = angles.y, cosPhi = angles.z;
     float cosThetaI = sqrt(max(1.0 - sinI * sinI, 0.0)), cosThetaO = sqrt(max(1.0 - sinO * sinO, 0.0));
     vec2 two = vec2(sin(2.0 * uCuticleTilt), cos(2.0 * uCuticleTilt));
     float r = cuticleLobe(sinI, sinO, cosThetaI, cosThetaO, cosPhi, sqrt(0.5 + 0.5 * cosPhi), vec2(-two.x, two.y));

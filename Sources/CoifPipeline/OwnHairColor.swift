@@ -139,9 +139,4 @@ public enum OwnHairColor {
         }
         return out * scale
     }
-
-    /// `nextTarget` after one draw of `look` that showed `rendered`.
-    public static func nextTarget(_ look: HairLook, own: HairTone, rendered: HairTone) -> Vec3 {
-        nextTarget(look, own: own, draws: [Draw(look, rendered: rendered)])
-    }
 }

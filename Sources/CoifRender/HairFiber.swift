@@ -106,6 +106,9 @@ public enum HairFiber {
     public struct Lobes: Sendable {
         public var r: Vec3, tt: Vec3, trt: Vec3, residual: Vec3
         public var sum: Vec3 { r + tt + trt + residual }
+        /// The lobes through the fibre's interior (TT, TRT, the residual): the colour it gives back, without
+        /// the cuticle's colourless highlight R (hair_shading.glsl's `fiberColourLobes`).
+        public var colour: Vec3 { tt + trt + residual }
     }
 
     public static func lobes(_ p: Parameters, sinThetaI: Float, sinThetaO: Float, phi: Float) -> Lobes {
@@ -198,7 +201,7 @@ public enum HairFiber {
         if li2 > 1e-10 && lo2 > 1e-10 { cosPhi = dot(li, lo) / (li2 * lo2).squareRoot() }
         let phi = acosf(min(max(cosPhi, -1), 1))
         let all = lobes(p, sinThetaI: sinI, sinThetaO: sinO, phi: phi)
-        let single = withHighlight ? all.sum : all.tt + all.trt + all.residual
+        let single = withHighlight ? all.sum : all.colour
         let multiple = msAlbedo * wrappedCosine(dot(n, toLight))
         return lightRadiance * (single * .pi + multiple)
     }

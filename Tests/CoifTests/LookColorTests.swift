@@ -110,7 +110,7 @@ final class LookColorTests: XCTestCase {
         let first = OwnHairColor.solved(look, targetLinear: own.linear)
         let rendered = try XCTUnwrap(HairTone(linearColors: [HairRecipe.referenceColor(sigmaA: first.shading.recipe.base.sigmaA,
                                                                                             lights: first.lighting, withHighlight: false) * 0.5]))
-        let next = OwnHairColor.nextTarget(first, own: own, rendered: rendered)
+        let next = OwnHairColor.nextTarget(first, own: own, draws: [OwnHairColor.Draw(first, rendered: rendered)])
         for c in 0..<3 { XCTAssertLessThanOrEqual(next[c], clear[c] * 1.0001, "within a clear fibre's reach") }
         XCTAssertEqual(next.y / next.x, own.linear.y / own.linear.x, accuracy: 0.01, "the hue kept")
         XCTAssertEqual(next.z / next.x, own.linear.z / own.linear.x, accuracy: 0.01, "the hue kept")
