@@ -903,569 +903,657 @@ struct CompletionRecord {
     cv::Mat weight;      // box-sized CV_32F: how much of each pixel the completion makes
 };
 
-// The plate at the photo's own size (cv_hair_fill's contract; it calls this at most kPlateSidePx on the long side).
-// `record`, when given, receives where the background was completed (empty where it was not).
+// ---- The plate, in named steps ------------------------------------------------------------------------------
+// fillAt runs them in this order (docs/own-hair.md says what each is for):
+//   1. openBox          the removed hair's box, grown so the sources around it are in reach, in linear light;
+//   2. findSources      what each fill may copy from: the background off the head, the face's skin, the seam;
+//   3. headShading      the drawn head's shading under the photo's light, continued smoothly off the mesh;
+//   4. lightHiddenSkin  skin where the hair hid it: an albedo over that shading, joined at the seam, with texture;
+//   5. outlineBody      where the body (neck, shoulders, clothes) may continue below the chin, and its light;
+//   6. findRegions      the regions that continue off the head: the background, the body's skin, the clothes;
+//   7. shareRegions     which region continues where;
+//   8. completeRegions  each region's smooth fill and its completion from its own sources;
+//   9. markScalp, join  the hair-bearing scalp for the composite; skin inside the head's silhouette, the regions
+//                       outside, blended over the photo by the removal, with grain.
+
+// A pixel is removed above this removal: the guided filter's matte trails off below it.
+constexpr float kRemovedAbove = 0.02f;
+// The box grows by a quarter of its long side (at least 16 px) so the sources around the hair are in reach.
+constexpr int kBoxGrowPart = 4, kBoxGrowLeastPx = 16;
+// The band the sources keep from the removed hair, 1/60 of the box's long side (at least 2 px, odd): the hair's
+// fringe and the shadow it casts darken the pixels just outside what the network calls hair.
+constexpr int kSourceBandPart = 60, kSourceBandLeastPx = 2;
+// Tiles come from three bands out: stray hairs past the matte's edge, copied in pieces, read as dark scribbles.
+constexpr int kTileBands = 3;
+// Background within four bands of the hair, in the hair's colour, is its wisps the parse missed.
+constexpr int kWispBands = 4;
+// A skin source's channels lie within 0.6–1.6× the face's median skin (0.01 of slack above): a fringe or a
+// shadowed temple the parse calls skin painted a brown forehead.
+constexpr float kSkinSourceLow = 0.6f, kSkinSourceHigh = 1.6f, kSkinSourceSlack = 0.01f;
+// The seam keeps the skin's highlights (up to 4× the median: a lit forehead beside a fringe) and, below the chin,
+// a neck in the jaw's shadow (down to 0.35).
+constexpr float kSeamHigh = 4.0f, kSeamLowUnderChin = 0.35f;
+// A wisp's channels lie within 0.75–1.33× the removed hair's median (0.004 of slack), measured on the hair's core
+// (removal over 0.9). Wisps are dropped unless that leaves under a third of the background's sources: a backdrop
+// the colour of the hair is background after all.
+constexpr float kWispLow = 0.75f, kWispHigh = 1.33f, kWispSlack = 0.004f, kHairCoreAbove = 0.9f;
+constexpr int kWispKeepPart = 3;
+// The tiles of texture: a twentieth of the quilting box's long side, 8–24 px, even; the skin's half that (at
+// least 6 px), and no skin tiles from fewer than 16 places (too little skin to copy from without repeats).
+constexpr int kTilePart = 20, kTileLeastPx = 8, kTileMostPx = 24, kSkinTileLeastPx = 6, kSkinTilesLeast = 16;
+// The head's shading off the mesh is filled at 128 px (smooth by nature), softened over 1/100 of the box so the
+// mesh's facets do not show as bands, and kept over 0.1 (it divides the skin).
+constexpr int kShadeFillSidePx = 128, kShadeSoftenPart = 100;
+constexpr float kShadeLeast = 0.1f;
+// Smooth fields are made small: the skin's and the regions' fills at 256 px, the regions' shares at 128 px.
+constexpr int kRegionFillSidePx = 256, kShareFillSidePx = 128;
+// Grain matched to the sources' noise is at most 3% of white (a busy source's noise is structure the fill cannot
+// reproduce); over the skin's tiles half of it (they carry their own noise: the whole grain read as sandpaper).
+constexpr float kGrainMost = 0.03f, kGrainOverSkinTiles = 0.5f;
+// The body fades in over the fifth of the head's height above the head region's foot (where the neck's sides show
+// behind the jaw) and over a tenth of the head's width at its sides; with no face to measure, the neck is 0.7 of
+// the head region's width. Over half of that weight is the body's zone.
+constexpr float kBodyRampToHead = 0.2f, kBodySideRampToHead = 0.1f, kNeckHalfToHead = 0.35f, kBodyZoneAbove = 0.5f;
+// A region continues on its own from 64 source pixels; the body's sources come to a third of the band from the
+// hair (a top seen only between strands of long hair lies wholly within the band).
+constexpr int kRegionLeastSources = 64, kBodySourceBandPart = 3;
+// A region's fill is made where it claims over 1% of a removed pixel off the head, and its completion laid where
+// it claims over 2%.
+constexpr float kShareToFill = 0.01f, kShareToComplete = 0.02f;
+// The head's silhouette is softened over 1/200 of the box. Without the head's shading, skin darkens by up to 15%
+// toward the silhouette over 1/25 of the box (at least 2 px), as a rounded surface does; the scalp's hairline is
+// softened over an eighth of that.
+constexpr int kSilhouetteSoftenPart = 200, kRimFalloffPart = 25;
+constexpr float kRimDarkening = 0.15f, kRimFalloffLeastPx = 2, kScalpSoftenToFalloff = 8;
+
+// Step 1's product: the removed hair's box and the inputs cropped to it (views into the caller's buffers, but
+// `linear`), and the distances every later step measures from.
+struct PlateBox {
+    cv::Rect rect;         // in the photo
+    cv::Mat linear;        // CV_32FC3: the photo in linear light
+    cv::Mat classes;       // CV_8U: the parse
+    cv::Mat head;          // CV_8U: Coif's drawn head region (face, skull, neck band)
+    cv::Mat bare;          // CV_8U: the bare face (inside the jaw line, and the forehead)
+    cv::Mat shade;         // CV_32F, or empty: the drawn head's shading, 0 off the mesh
+    cv::Mat remove;        // CV_32F: how much of each pixel is removed
+    cv::Mat removing;      // CV_8U: remove > kRemovedAbove
+    cv::Mat fromHair;      // CV_32F: distance to the hair (a removal of kSourceRemoveBelow or more), px
+    int band = 0;          // the band the sources keep from the hair, px
+    // The quilting and completion's working size: the box at most kQuiltSidePx on its long side.
+    double quiltScale = 1;
+    cv::Size quiltSize;
+    int tile = 0;          // the tiles' side at that size, px
+    int longSide() const { return std::max(rect.width, rect.height); }
+};
+
+// 1. The box round what is removed, grown by kBoxGrowPart so the sources around it are in reach. False when
+// nothing is removed.
+bool openBox(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove, const uint8_t *head,
+             const uint8_t *bare, const float *shade, PlateBox &b) {
+    cv::Mat removeMap(height, width, CV_32F, const_cast<float *>(remove));
+    const cv::Mat removing = removeMap > kRemovedAbove;
+    if (cv::countNonZero(removing) == 0) return false;
+    cv::Rect box = cv::boundingRect(removing);
+    const int grow = std::max(kBoxGrowLeastPx, std::max(box.width, box.height) / kBoxGrowPart);
+    box.x = std::max(0, box.x - grow);
+    box.y = std::max(0, box.y - grow);
+    box.width = std::min(width - box.x, box.width + 2 * grow);
+    box.height = std::min(height - box.y, box.height + 2 * grow);
+    b.rect = box;
+
+    const SRGB &t = srgb();
+    b.linear.create(box.size(), CV_32FC3);
+    for (int y = 0; y < box.height; ++y) {
+        const uint8_t *src = rgb + (size_t(box.y + y) * width + box.x) * 3;
+        cv::Vec3f *dst = b.linear.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < box.width; ++x) dst[x] = cv::Vec3f(t.decode[src[3 * x]], t.decode[src[3 * x + 1]], t.decode[src[3 * x + 2]]);
+    }
+    b.classes = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(classes))(box);
+    b.head = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(head))(box);
+    b.bare = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(bare))(box);
+    if (shade) b.shade = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
+    b.remove = removeMap(box);
+    b.removing = removing(box);
+    b.band = std::max(kSourceBandLeastPx, b.longSide() / kSourceBandPart) | 1;
+    // L2 from a 3×3 mask: the band, the wisps' reach and where tiles may come from are all thresholds of it (a
+    // dilation by a 70-px ellipse cost tens of ms).
+    cv::distanceTransform(b.remove <= kSourceRemoveBelow, b.fromHair, cv::DIST_L2, 3);
+    b.quiltScale = std::min(1.0, double(kQuiltSidePx) / b.longSide());
+    b.quiltSize = cv::Size(std::max(1, int(std::lround(box.width * b.quiltScale))), std::max(1, int(std::lround(box.height * b.quiltScale))));
+    b.tile = std::min(kTileMostPx, std::max(kTileLeastPx, std::max(b.quiltSize.width, b.quiltSize.height) / kTilePart)) & ~1;
+    return true;
+}
+
+// Step 2's product: what each fill may copy from. Never anything being removed, and a band away from the hair.
+struct PlateSources {
+    cv::Mat background;    // CV_8U: background, the body's skin and clothes off the head, less the hair's wisps
+    cv::Mat skin;          // CV_8U: skin and neck near the face's own tone
+    cv::Mat skinRim;       // CV_8U: the visible skin the hole borders (the seam the skin's fill joins)
+    cv::Mat farFromHair;   // CV_8U: three bands from the hair: where tiles may come from
+    cv::Vec3f skinMedian;  // the skin sources' median (linear), when haveSkinMedian
+    bool haveSkinMedian = false;
+    float skinChin = 0;    // the bare face's foot (row; the box's height without one): the head above, the neck below
+    cv::Rect bareFace;     // the bare face's box (empty when it is not in the box)
+};
+
+// 2. The sources: off the head, what shows beside the hair continues into it (background, the body's skin, the
+// clothes it hung over; not what the parse did not reach); inside it, the skin.
+PlateSources findSources(const PlateBox &b) {
+    PlateSources s;
+    const cv::Mat notRemoving = b.fromHair > float(b.band);
+    s.farFromHair = b.fromHair > float(kTileBands * b.band);
+    s.background = (b.classes == CV_PARSE_BACKGROUND | b.classes == CV_PARSE_NECK | b.classes == CV_PARSE_SKIN | b.classes == CV_PARSE_CLOTH) &
+                   (b.head == 0) & notRemoving;
+    s.skin = cv::Mat(b.rect.size(), CV_8U, cv::Scalar(0));
+    for (int y = 0; y < b.rect.height; ++y) {
+        const uint8_t *c = b.classes.ptr<uint8_t>(y);
+        uint8_t *k = s.skin.ptr<uint8_t>(y);
+        for (int x = 0; x < b.rect.width; ++x) k[x] = isSkinClass(c[x]) || c[x] == CV_PARSE_NECK ? 255 : 0;
+    }
+    // The seam: the visible skin inside the band, where the hair's shadow and the fill meet.
+    s.skinRim = s.skin & (b.fromHair > 1.0f) & (b.fromHair <= float(b.band + 2));
+    s.skin &= notRemoving;
+    s.bareFace = cv::boundingRect(b.bare);
+    s.skinChin = s.bareFace.empty() ? float(b.rect.height) : float(s.bareFace.y + s.bareFace.height - 1);
+    s.haveSkinMedian = medianColour(b.linear, [&](int x, int y) { return s.skin.at<uint8_t>(y, x) != 0; }, s.skinMedian);
+    if (s.haveSkinMedian) {
+        for (int y = 0; y < b.rect.height; ++y) {
+            const cv::Vec3f *l = b.linear.ptr<cv::Vec3f>(y);
+            uint8_t *k = s.skin.ptr<uint8_t>(y);
+            uint8_t *r = s.skinRim.ptr<uint8_t>(y);
+            // Above the chin the seam drops what is darker than the sources may be (the hair's shadow and the colour
+            // it casts go with the hair: down to 0.35 there, the seam took the shadowed, hair-tinted rim under a
+            // fringe as the skin to match); below it, a neck in the jaw's shadow stays.
+            const float seamLow = float(y) > s.skinChin ? kSeamLowUnderChin : kSkinSourceLow;
+            for (int x = 0; x < b.rect.width; ++x) {
+                if (k[x] && !withinBand(l[x], s.skinMedian, kSkinSourceLow, 0, kSkinSourceHigh, kSkinSourceSlack)) k[x] = 0;
+                if (r[x] && !withinBand(l[x], s.skinMedian, seamLow, 0, kSeamHigh, kSkinSourceSlack)) r[x] = 0;
+            }
+        }
+    }
+    // The hair's wisps: background sources near the hair in its colour, which the parse missed past its edge (fair
+    // hair before a busy background). Pulled into the fill they make it glow in the hair's colour. Farther off, dark
+    // foliage behind dark hair is background (dropping it left the fill to a white dress: a white glow over a hedge).
+    cv::Vec3f hairMedian;
+    if (medianColour(b.linear, [&](int x, int y) { return b.remove.at<float>(y, x) > kHairCoreAbove; }, hairMedian)) {
+        const cv::Mat nearHair = b.fromHair <= float(kWispBands * b.band);
+        cv::Mat unlike = s.background.clone();
+        for (int y = 0; y < b.rect.height; ++y) {
+            const cv::Vec3f *l = b.linear.ptr<cv::Vec3f>(y);
+            const uint8_t *near = nearHair.ptr<uint8_t>(y);
+            uint8_t *u = unlike.ptr<uint8_t>(y);
+            for (int x = 0; x < b.rect.width; ++x)
+                if (u[x] && near[x] && withinBand(l[x], hairMedian, kWispLow, kWispSlack, kWispHigh, kWispSlack)) u[x] = 0;
+        }
+        if (kWispKeepPart * cv::countNonZero(unlike) >= cv::countNonZero(s.background)) s.background = unlike;
+    }
+    return s;
+}
+
+// 3. The head's shading under the photo's light (`shade`: the skin's predicted luminance at the drawn head's normal
+// over its mean on the face), continued smoothly off the mesh (a divisor that jumped to 1 at the mesh's outline
+// drew its edge into the skin as a line). Empty without a drawn head.
+cv::Mat headShading(const PlateBox &b) {
+    if (b.shade.empty() || cv::countNonZero(b.shade > 0) == 0) return cv::Mat();
+    cv::Mat known;
+    cv::Mat(b.shade > 0).convertTo(known, CV_32F, 1.0 / 255);
+    cv::Mat value;
+    cv::merge(std::vector<cv::Mat>{b.shade, b.shade, b.shade}, value);
+    cv::Mat filled = smoothFill(value, known, kShadeFillSidePx), channels[3];
+    cv::split(filled, channels);
+    cv::Mat shading = b.shade.clone();
+    channels[0].copyTo(shading, b.shade <= 0);
+    cv::GaussianBlur(shading, shading, cv::Size(0, 0), std::max(1.0, b.longSide() / double(kShadeSoftenPart)));
+    cv::max(shading, kShadeLeast, shading);
+    return shading;
+}
+
+// Step 4's product: the skin the head's fill lays where the hair hid it.
+struct SkinFill {
+    cv::Mat fill;          // CV_32FC3 (linear), or empty: no skin to continue
+    cv::Mat laid;          // CV_8U, or empty: where the skin's tiles of texture were laid
+    float grain = 0;       // the sources' measured noise (robust), at most kGrainMost
+};
+
+// 4. Lit skin: the skin's colour continued over the head's shading (an albedo, up to one factor) and shaded again
+// where it lands, so the forehead and temples a fringe hid turn from the light as the head does. It is joined to
+// the visible skin in the gradient domain and carries the face's own texture.
+SkinFill lightHiddenSkin(const PlateBox &b, const PlateSources &s, const cv::Mat &shading, uint64_t seed) {
+    SkinFill skin;
+    if (cv::countNonZero(s.skin) > 0) {
+        cv::Mat skinWeight;
+        s.skin.convertTo(skinWeight, CV_32F, 1.0 / 255);
+        // How far the skin the hole borders carries on into it before the face's own tone takes over (px). Below
+        // the chin the sources are continued whole (relaxedFill): the neck continues the neck and chest it shows.
+        const float skinReach = kSkinReachToFace * float(s.bareFace.empty() ? b.longSide() / 3 : s.bareFace.width);
+        const cv::Mat headHole = b.removing & (b.head != 0);
+        skin.fill = underShading(b.linear, shading, [&](const cv::Mat &albedo) {
+            return relaxedFill(albedo, skinWeight, headHole, skinReach, s.skinChin, kRegionFillSidePx);
+        });
+        // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
+        // guidance field): the difference between the visible skin and the fill along the seam is continued
+        // smoothly over the hole and added, so at the seam the fill is the photo's skin and inward it keeps its own
+        // shading. Without it, the fill met skin darkened by the hair's shadow with a step (astronaut's forehead:
+        // 11 levels). Only near the join: continued over the whole hole, the rim beside a fringe (in its shadow,
+        // tinted by its colour) darkened and reddened every pixel of the forehead it hid.
+        if (cv::countNonZero(s.skinRim) > 0) {
+            cv::Mat rimWeight, difference = b.linear - skin.fill, fromRim;
+            s.skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
+            cv::Mat seam = smoothFill(difference, rimWeight, kPlateSidePx);
+            cv::distanceTransform(s.skinRim == 0, fromRim, cv::DIST_L2, 3);
+            fadeWithDistance(seam, fromRim, skinReach, s.skinChin);
+            skin.fill += seam;
+        }
+    }
+    skin.grain = std::min(grainSigma(b.linear, s.skin), kGrainMost);
+    if (skin.fill.empty()) return skin;
+    // The skin's own fine texture (mottling, pores): tiles of the face's visible skin far from the hair, laid as the
+    // background's were, carrying only its detail (each pixel less its local mean, clipped at 2 robust σ, so a mole,
+    // a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill. White grain alone left a
+    // flat, poreless forehead that read as retouched.
+    const int skinTile = std::max(kSkinTileLeastPx, b.tile / 2) & ~1;
+    const cv::Mat headHole = b.removing & (b.head != 0);
+    const cv::Mat skinFar = s.skin & s.farFromHair;
+    const std::vector<cv::Point> skinCentres = coif::tileCentres(coif::maskAt(skinFar, b.quiltSize, true), skinTile);
+    if (skinCentres.size() < size_t(kSkinTilesLeast) || cv::countNonZero(headHole) == 0) return skin;
+    // In linear light, unlike the background's: skin's detail is small against its level, so adding it there or in
+    // perceptual values differs by little, and the box's gamma passes cost more.
+    const cv::Mat holeSmall = coif::maskAt(headHole, b.quiltSize, false);
+    cv::Mat photoSmall = b.linear, canvasSmall;
+    if (b.quiltScale < 1) cv::resize(b.linear, photoSmall, b.quiltSize, 0, 0, cv::INTER_AREA);
+    canvasSmall = photoSmall.clone();
+    cv::Mat fillSmall = skin.fill;
+    if (b.quiltScale < 1) cv::resize(skin.fill, fillSmall, b.quiltSize, 0, 0, cv::INTER_AREA);
+    fillSmall.copyTo(canvasSmall, holeSmall);
+    const cv::Mat everywhere(b.quiltSize, CV_8U, cv::Scalar(255));
+    const std::vector<coif::TilePlacement> plan = coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(s.skin, b.quiltSize, true),
+                                                                  everywhere, skinCentres, skinTile, seed ^ 0x5EED5C1Aull);
+    cv::Mat detail(b.rect.size(), CV_32FC3, cv::Scalar::all(0));
+    // The detail only where tiles come from: the sources far from the hair, grown by a tile.
+    const int reach = int(std::ceil(skinTile / b.quiltScale)) + 4;
+    cv::Rect from = cv::boundingRect(skinFar);
+    from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, b.rect.width, b.rect.height);
+    cv::Mat fine(b.rect.size(), CV_32FC3, cv::Scalar::all(0));
+    fineDetail(b.linear(from), s.skin(from), 2.0f).copyTo(fine(from));
+    coif::pasteTiles(fine, headHole, plan, skinTile, b.quiltScale, detail, skin.laid);
+    cv::add(skin.fill, detail, skin.fill, skin.laid);
+    return skin;
+}
+
+// Step 5's product: where the body may continue and how it is lit.
+struct BodyOutline {
+    cv::Rect head;         // the head region's box (empty: no head, no body)
+    float headBottom = 0;  // the head region's foot (its neck band's end), row
+    float chin = 0;        // the bare face's foot (the head's foot without one), row
+    cv::Mat weight;        // CV_32F 0…1: where the body may be
+    cv::Mat zone;          // CV_8U: weight over kBodyZoneAbove
+    cv::Mat torso;         // CV_32F: the torso's light, a factor on perceptual values (1 off the body)
+};
+
+// 5. The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin, fading in over
+// the fifth of the head's height above the head region's foot, where the neck's sides show behind the jaw. Above,
+// what the hair hid beside the head is background. Below, it widens as shoulders do: the neck's width
+// (neckUnderJaw) down to where the trapezius leaves it (kShoulderFromChin), then out along the shoulders' line.
+// Skin and clothes share that outline, so the neck flares into the shoulders. The body is a volume lit as the head
+// is: across each row a torso's section (an ellipse as wide as the body there) turns from the camera toward its
+// sides (kTorsoTurn at its silhouette) and leans toward the side the face is lit from; a body continued flat under
+// long hair read as a cut-out dome.
+BodyOutline outlineBody(const PlateBox &b) {
+    BodyOutline o;
+    o.head = cv::boundingRect(b.head);
+    o.weight = cv::Mat(b.rect.size(), CV_32F, cv::Scalar(0));
+    o.torso = cv::Mat(b.rect.size(), CV_32F, cv::Scalar(1));
+    const float headHeight = float(o.head.height - 1);
+    o.headBottom = float(o.head.y + o.head.height - 1);
+    const float bodyFrom = o.head.empty() ? -1e9f : o.headBottom - kBodyRampToHead * headHeight;
+    const float bodyRamp = o.head.empty() ? 1 : std::max(1.0f, kBodyRampToHead * headHeight);
+    float headMiddle = float(o.head.x) + 0.5f * float(o.head.width - 1), neckHalfWidth = kNeckHalfToHead * float(o.head.width);
+    neckUnderJaw(b.bare, headMiddle, neckHalfWidth);
+    const float sideRamp = std::max(1.0f, kBodySideRampToHead * float(o.head.width));
+    const cv::Rect face = cv::boundingRect(b.bare);
+    o.chin = face.empty() ? o.headBottom : std::min(float(face.y + face.height - 1), o.headBottom);
+    const float shoulderTop = o.chin + kShoulderFromChin * (o.headBottom - o.chin);
+    const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(o.head.width));
+    // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the shoulders'
+    // line, rounding over to the shoulders' width (an exponential approach, not a corner).
+    auto shoulderLine = [&](float drop) {
+        const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
+        return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
+    };
+    // Which side the light comes from: the head's shading on either side of its middle.
+    float lightSide = 0;
+    if (!b.shade.empty() && !o.head.empty()) {
+        double sum[2] = {0, 0};
+        int count[2] = {0, 0};
+        for (int y = o.head.y; y < o.head.y + o.head.height; ++y) {
+            const float *d = b.shade.ptr<float>(y);
+            for (int x = o.head.x; x < o.head.x + o.head.width; ++x) {
+                if (d[x] <= 0) continue;
+                const int side = float(x) > headMiddle ? 1 : 0;
+                sum[side] += d[x];
+                ++count[side];
+            }
+        }
+        if (count[0] > 0 && count[1] > 0) {
+            const double left = sum[0] / count[0], right = sum[1] / count[1];
+            lightSide = float(std::min(std::max((right - left) / std::max(right + left, 1e-3), -double(kTorsoLightLean)), double(kTorsoLightLean)));
+        }
+    }
+    if (!o.head.empty())
+        for (int y = 0; y < b.rect.height; ++y) {
+            float *w = o.weight.ptr<float>(y), *lit = o.torso.ptr<float>(y);
+            const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
+            const float halfWidth = std::max(shoulderLine(float(y) - shoulderTop), 1.0f);
+            if (belowChin <= 0) continue;
+            for (int x = 0; x < b.rect.width; ++x) {
+                const float across = (float(x) - headMiddle) / halfWidth;
+                w[x] = belowChin * std::min(std::max((halfWidth - std::fabs(float(x) - headMiddle)) / sideRamp + 0.5f, 0.0f), 1.0f);
+                if (w[x] <= 0) continue;
+                const float clamped = std::min(std::max(across, -1.0f), 1.0f);
+                const float facing = std::sqrt(std::max(1 - clamped * clamped, 0.0f));
+                const float light = (1 - kTorsoTurn * (1 - facing)) * (1 + lightSide * clamped);
+                lit[x] = 1 + (std::pow(light, 1 / 2.2f) - 1) * w[x];
+            }
+        }
+    o.zone = o.weight > kBodyZoneAbove;
+    return o;
+}
+
+// 6. The regions that continue off the head, each from its own sources: the background (outside the body's zone),
+// the body's skin and the clothes. What the parse calls background inside the body's zone is evidence for no
+// region unless its colours are foreign to the background beside it (clothesCalledBackground): it may be a dress
+// the parse does not know as clothes; taken as background, it drew the background's fill toward white round a
+// girl's head over foliage, and copied round the head it put the top there. Skin or neck below the chin far darker
+// than the face (kClothesUnderSkin) is clothes: a black top called neck, continued as skin, laid a brown dome over
+// the shoulders her hair hid. With only scraps of each, one region of them all.
+std::vector<Region> findRegions(const uint8_t *rgb, int32_t width, const PlateBox &b, const PlateSources &s, const SkinFill &skin,
+                                const BodyOutline &body) {
+    const cv::Mat calledSkin = b.classes == CV_PARSE_NECK | b.classes == CV_PARSE_SKIN;
+    cv::Mat clothesCalledSkin(b.rect.size(), CV_8U, cv::Scalar(0));
+    if (s.haveSkinMedian) {
+        const float darkest = kClothesUnderSkin * lumaOf(s.skinMedian);
+        for (int y = std::max(0, int(std::ceil(body.chin))); y < b.rect.height; ++y) {
+            const cv::Vec3f *l = b.linear.ptr<cv::Vec3f>(y);
+            const uint8_t *c = calledSkin.ptr<uint8_t>(y), *z = body.zone.ptr<uint8_t>(y), *h = b.head.ptr<uint8_t>(y);
+            uint8_t *o = clothesCalledSkin.ptr<uint8_t>(y);
+            for (int x = 0; x < b.rect.width; ++x)
+                if (c[x] && z[x] && !h[x] && lumaOf(l[x]) < darkest) o[x] = 255;
+        }
+    }
+    const cv::Mat regionSources[] = {b.classes == CV_PARSE_BACKGROUND, calledSkin & (clothesCalledSkin == 0),
+                                     (b.classes == CV_PARSE_CLOTH) | clothesCalledSkin |
+                                         clothesCalledBackground(rgb, width, b.rect, b.classes, body.zone, s.background & (body.zone == 0))};
+    std::vector<Region> regions;
+    for (int kind = 0; kind < 3; ++kind) {
+        Region region;
+        region.source = kind == 0 ? s.background & regionSources[kind] & (body.zone == 0)
+                                  : regionSources[kind] & (b.head == 0) & (b.fromHair > float(std::max(1, b.band / kBodySourceBandPart)));
+        region.body = kind > 0;
+        if (cv::countNonZero(region.source) < kRegionLeastSources) continue;
+        // The body's skin takes its colour from the neck the head's fill lays as well as from the skin the photo
+        // shows: the neck band's foot (kNeckFootSeed). Without it the band's foot, in the face's tone, met the body's
+        // skin, in the chest's, in a step: a pale neck standing on a shelf (img11, img2). Colour only: where the body
+        // continues stays the visible body's to say (the foot's claim spread skin over a scrub top, ultralightfd 23).
+        if (kind == 1 && !skin.fill.empty()) {
+            region.seed = (b.head != 0) & (b.bare == 0) & ((b.remove > 0.5f) | regionSources[1]);
+            const float footFrom = body.headBottom - std::max(2.0f, kNeckFootSeed * (body.headBottom - body.chin));
+            region.seed.rowRange(0, std::min(b.rect.height, std::max(0, int(std::ceil(footFrom))))).setTo(0);
+            if (cv::countNonZero(region.seed) == 0) region.seed.release();
+        }
+        regions.push_back(std::move(region));
+    }
+    if (regions.empty() && cv::countNonZero(s.background) > 0) {
+        Region all;
+        all.source = s.background;
+        regions.push_back(std::move(all));
+    }
+    return regions;
+}
+
+// A region's claim sharpened (sixth power): regions meet along a soft line, not in a blend (a yellow sign and a
+// blue wall into brown).
+inline float sharpened(float claim) {
+    const float v = std::max(claim, 0.0f);
+    return v * v * v * v * v * v;
+}
+
+// 7. Which region continues where (the channels of one CV_32FC3, summing to 1): the regions' indicators continued
+// by the membrane (so the line between a top and the wall behind runs on across the hole as the two meet at its
+// rim), then moved between the background and the body by the body's outline, then sharpened. Inside the
+// shoulders the background's claim passes to the body regions in their own proportions (long hair over the
+// shoulders hid the person's shoulders and top, not the wall behind: a wall continued there left the head floating
+// over it; where no body region claims, to the one with the most sources); above the chin and beyond the shoulders
+// the body's claim passes to the background.
+cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, const BodyOutline &body) {
+    cv::Mat indicator(b.rect.size(), CV_32FC3, cv::Scalar::all(0)), anySource(b.rect.size(), CV_8U, cv::Scalar(0));
+    for (size_t k = 0; k < regions.size(); ++k) {
+        indicator.setTo(cv::Scalar(k == 0, k == 1, k == 2), regions[k].source);
+        anySource |= regions[k].source;
+    }
+    cv::Mat anyWeight;
+    anySource.convertTo(anyWeight, CV_32F, 1.0 / 255);
+    const cv::Mat continues = smoothFill(indicator, anyWeight, kShareFillSidePx);
+    size_t widestBody = 0;
+    for (size_t k = 1; k < regions.size(); ++k)
+        if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
+    // No head: no shoulders to place, and the regions meet where their membranes do.
+    const bool placeBody = !body.head.empty() && !regions[0].body;
+    cv::Mat share(b.rect.size(), CV_32FC3, cv::Scalar::all(0));
+    for (int y = 0; y < b.rect.height; ++y) {
+        const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
+        const float *allowedRow = body.weight.ptr<float>(y);
+        cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
+        for (int x = 0; x < b.rect.width; ++x) {
+            const float allowed = allowedRow[x];
+            cv::Vec3f claim = c[x];
+            if (placeBody) {
+                float bodyClaim = 0;
+                for (size_t k = 1; k < regions.size(); ++k) bodyClaim += std::max(claim[int(k)], 0.0f);
+                const float toBody = std::max(claim[0], 0.0f) * allowed;
+                if (widestBody > 0 && toBody > 0) {
+                    claim[0] -= toBody;
+                    for (size_t k = 1; k < regions.size(); ++k)
+                        claim[int(k)] += bodyClaim > 1e-4f ? toBody * std::max(claim[int(k)], 0.0f) / bodyClaim : (k == widestBody ? toBody : 0.0f);
+                }
+                for (size_t k = 1; k < regions.size(); ++k) {
+                    const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowed);
+                    claim[int(k)] -= moved;
+                    claim[0] += moved;
+                }
+            }
+            const cv::Vec3f p(sharpened(claim[0]), sharpened(claim[1]), sharpened(claim[2]));
+            const float total = p[0] + p[1] + p[2];
+            sh[x] = total > 1e-12f ? p / total : cv::Vec3f(1, 0, 0);
+        }
+    }
+    return share;
+}
+
+// Step 8's product: what continues off the head.
+struct RegionFill {
+    cv::Mat fill;          // CV_32FC3 (linear): each region's fill by its share; the photo where no region continues
+    cv::Mat grain;         // CV_32F: the grain the fill still needs (the regions' own, less what copies carry)
+    cv::Mat completed;     // CV_32F, or empty: the background's completion's share of each pixel, where it was made
+};
+
+// 8. Each region's smooth fill (in perceptual values: a high-contrast backdrop averaged in linear light is a pale
+// grey the eye never sees in it, which glowed over a hedge; the body's under the torso's light, the background's
+// along the lines it carries), then its completion from its own sources only: multi-scale PatchMatch with EM voting
+// (patch_complete.cpp, via completeRegion), so a wall's edge, a doorway or foliage carries across the hole, a
+// sweater's knit continues under where long hair hung, and the person never comes into the background. `record`,
+// when given, receives the background's hole and sources.
+RegionFill completeRegions(const PlateBox &b, std::vector<Region> &regions, const cv::Mat &share, const BodyOutline &body,
+                           const cv::Mat &skinFill, uint64_t seed, CompletionRecord *record) {
+    RegionFill out;
+    out.fill = b.linear.clone();
+    out.grain = cv::Mat(b.rect.size(), CV_32F, cv::Scalar(0));
+    if (regions.empty()) return out;
+    const cv::Mat offHead = b.removing & (b.head == 0);
+    std::vector<cv::Mat> channels;
+    cv::split(share, channels);
+    cv::Mat perceptual = b.linear.clone();
+    Gamma::apply(perceptual, gamma22().encode);
+    for (size_t k = 0; k < regions.size(); ++k) {
+        Region &region = regions[k];
+        // A region that continues nowhere off the head needs no fill.
+        double claimed = 0;
+        cv::minMaxLoc(channels[k], nullptr, &claimed, nullptr, nullptr, offHead);
+        if (claimed < kShareToFill) continue;
+        cv::Mat weight;
+        cv::Mat values = perceptual;
+        if (region.seed.empty()) {
+            region.source.convertTo(weight, CV_32F, 1.0 / 255);
+        } else {
+            // At the seed, what the head's fill lays there: the photo where nothing is removed, the skin fill where
+            // the hair hid it.
+            cv::Mat(region.source | region.seed).convertTo(weight, CV_32F, 1.0 / 255);
+            values = perceptual.clone();
+            const float *encode = gamma22().encode;
+            for (int y = 0; y < b.rect.height; ++y) {
+                const uint8_t *sd = region.seed.ptr<uint8_t>(y);
+                const float *r = b.remove.ptr<float>(y);
+                const cv::Vec3f *ph = b.linear.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y);
+                cv::Vec3f *v = values.ptr<cv::Vec3f>(y);
+                for (int x = 0; x < b.rect.width; ++x) {
+                    if (!sd[x]) continue;
+                    const float w = std::min(std::max(r[x], 0.0f), 1.0f);
+                    const cv::Vec3f laid = ph[x] * (1 - w) + sk[x] * w;
+                    for (int c = 0; c < 3; ++c) v[x][c] = Gamma::lookUp(encode, laid[c]);
+                }
+            }
+        }
+        region.fill = region.body ? smoothFillUnderShading(values, weight, body.torso, kRegionFillSidePx) : orientedFill(values, weight, kRegionFillSidePx);
+        region.grain = std::min(grainSigma(b.linear, region.source), kGrainMost);
+    }
+    // The smooth fill, each region's by its share: the guide the completion keeps to, and the grain of the regions
+    // that have no copies.
+    for (int y = 0; y < b.rect.height; ++y) {
+        const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
+        cv::Vec3f *f = out.fill.ptr<cv::Vec3f>(y);
+        float *g = out.grain.ptr<float>(y);
+        for (int x = 0; x < b.rect.width; ++x) {
+            cv::Vec3f sum(0, 0, 0);
+            float grain = 0;
+            for (size_t k = 0; k < regions.size(); ++k) {
+                if (regions[k].fill.empty()) continue;
+                sum += regions[k].fill.at<cv::Vec3f>(y, x) * sh[x][int(k)];
+                grain += regions[k].grain * sh[x][int(k)];
+            }
+            f[x] = sum;
+            g[x] = grain;
+        }
+    }
+    // Each region's completion where it continues, matched in perceptual values as the eye compares. It replaced
+    // tiles laid by image quilting, which carried texture but broke a line into steps.
+    std::vector<cv::Mat> canvases(regions.size()), laids(regions.size());
+    const bool backgroundFirst = !regions[0].body;
+    for (size_t k = 0; k < regions.size(); ++k) {
+        if (regions[k].fill.empty()) continue;
+        const cv::Mat hole = offHead & (channels[k] > kShareToComplete);
+        const cv::Mat &sources = regions[k].source;
+        if (cv::countNonZero(hole) == 0 ||
+            !completeRegion(perceptual, hole, sources, regions[k].fill, b.quiltSize, seed ^ (0x9E3779B97F4A7C15ull * k), regions[k].body, canvases[k]))
+            continue;
+        laids[k] = hole;
+        if (record && k == 0 && backgroundFirst) {
+            record->box = b.rect;
+            record->hole = hole;
+            record->source = sources;
+        }
+    }
+    // Each region's part of each pixel is its completion's: the line between a top and the wall behind stays the
+    // regions' soft line. The copies carry their own grain.
+    for (size_t k = 0; k < regions.size(); ++k) {
+        const cv::Mat &laid = laids[k], &canvas = canvases[k];
+        if (laid.empty()) continue;
+        if (k == 0 && backgroundFirst) {
+            out.completed = cv::Mat(b.rect.size(), CV_32F, cv::Scalar(0));
+            channels[0].copyTo(out.completed, laid);
+        }
+        for (int y = 0; y < b.rect.height; ++y) {
+            const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[k].fill.ptr<cv::Vec3f>(y);
+            const uint8_t *l = laid.ptr<uint8_t>(y);
+            cv::Vec3f *f = out.fill.ptr<cv::Vec3f>(y);
+            float *g = out.grain.ptr<float>(y);
+            for (int x = 0; x < b.rect.width; ++x) {
+                if (!l[x]) continue;
+                f[x] += (c[x] - smooth[x]) * sh[x][int(k)];
+                g[x] = std::max(g[x] - regions[k].grain * sh[x][int(k)], 0.0f);
+            }
+        }
+    }
+    Gamma::apply(out.fill, gamma22().decode);
+    return out;
+}
+
+// 9a. The person's hair-bearing scalp (the head off the bare face and forehead), which the composite draws as
+// close-cropped hair: softened over an eighth of the skull's shading falloff (~1% of the face's width) so the
+// hairline is not a cut (over a third, the crop's edge at the temples was a dark haze that read as a shadow), and
+// weighted by twice the removal, capped: under a thin fringe (matte ~0.5) the scalp still carries its whole crop.
+void markScalp(const PlateBox &b, const cv::Mat &alpha, float falloff, int32_t width, float *out_scalp) {
+    cv::Mat scalp = (b.head != 0) & (b.bare == 0), scalpWeight;
+    scalp.convertTo(scalpWeight, CV_32F, 1.0 / 255);
+    cv::GaussianBlur(scalpWeight, scalpWeight, cv::Size(0, 0), std::max(1.0f, falloff / kScalpSoftenToFalloff));
+    for (int y = 0; y < b.rect.height; ++y) {
+        const float *w = scalpWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
+        float *dst = out_scalp + size_t(b.rect.y + y) * width + b.rect.x;
+        for (int x = 0; x < b.rect.width; ++x) dst[x] = std::min(w[x], 1.0f) * std::min(2 * a[x], 1.0f);
+    }
+}
+
+// The plate at the photo's own size (cv_hair_fill's contract; it calls this at most kPlateSidePx on the long side):
+// the steps above in order, then 9b, the join: skin inside the head's anti-aliased silhouette, the regions outside,
+// plus grain as the sources carry it, blended over the photo by the removal softened by a pixel. `record`, when
+// given, receives where the background was completed (empty where it was not).
 int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *remove,
                const uint8_t *head, const uint8_t *bare, const float *shade, uint64_t seed, uint8_t *out_rgb, float *out_scalp,
                CompletionRecord *record = nullptr) {
     std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
     if (out_scalp) std::fill(out_scalp, out_scalp + size_t(width) * height, 0.0f);
     try {
-        cv::Mat removeMap(height, width, CV_32F, const_cast<float *>(remove));
-        cv::Mat removing = removeMap > 0.02f;
-        if (cv::countNonZero(removing) == 0) return 0;
-        // Work on the removed region's box, grown so sources around it are in reach.
-        cv::Rect box = cv::boundingRect(removing);
-        const int grow = std::max(16, std::max(box.width, box.height) / 4);
-        box.x = std::max(0, box.x - grow);
-        box.y = std::max(0, box.y - grow);
-        box.width = std::min(width - box.x, box.width + 2 * grow);
-        box.height = std::min(height - box.y, box.height + 2 * grow);
+        PlateBox b;
+        if (!openBox(rgb, width, height, classes, remove, head, bare, shade, b)) return 0;
+        const PlateSources sources = findSources(b);
+        const cv::Mat shading = headShading(b);
+        SkinFill skin = lightHiddenSkin(b, sources, shading, seed);
+        const BodyOutline body = outlineBody(b);
+        std::vector<Region> regions = findRegions(rgb, width, b, sources, skin, body);
+        const cv::Mat share = regions.empty() ? cv::Mat() : shareRegions(b, regions, body);
+        const RegionFill around = completeRegions(b, regions, share, body, skin.fill, seed, record);
+        // No skin to continue: the head is filled as what surrounds it.
+        if (skin.fill.empty()) skin.fill = around.fill.clone();
+
+        const int side = b.longSide();
+        cv::Mat headWeight;
+        b.head.convertTo(headWeight, CV_32F, 1.0 / 255);
+        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, side / double(kSilhouetteSoftenPart)));
+        if (record && !record->hole.empty() && !around.completed.empty()) record->weight = around.completed.mul(1 - headWeight);
+        else if (record) record->hole.release();
+        // Without the head's shading, skin over the skull is lit as a rounded surface: darker toward the silhouette.
+        cv::Mat inside;
+        cv::distanceTransform(b.head, inside, cv::DIST_L2, 3);
+        const float falloff = std::max(kRimFalloffLeastPx, float(side) / kRimFalloffPart);
+        cv::Mat alpha;
+        cv::GaussianBlur(b.remove, alpha, cv::Size(0, 0), 1.0);
+        cv::max(alpha, b.remove, alpha);
+        if (out_scalp) markScalp(b, alpha, falloff, width, out_scalp);
 
         const SRGB &t = srgb();
-        cv::Mat linear(box.size(), CV_32FC3);
-        for (int y = 0; y < box.height; ++y) {
-            const uint8_t *src = rgb + (size_t(box.y + y) * width + box.x) * 3;
-            cv::Vec3f *dst = linear.ptr<cv::Vec3f>(y);
-            for (int x = 0; x < box.width; ++x) dst[x] = cv::Vec3f(t.decode[src[3 * x]], t.decode[src[3 * x + 1]], t.decode[src[3 * x + 2]]);
-        }
-        cv::Mat classBox(height, width, CV_8U, const_cast<uint8_t *>(classes));
-        classBox = classBox(box);
-        cv::Mat headBox = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(head))(box);
-        cv::Mat bareBox = cv::Mat(height, width, CV_8U, const_cast<uint8_t *>(bare))(box);
-        cv::Mat removeBox = removeMap(box), removingBox = removing(box);
-
-        // Sources: background pixels off the head, and skin, never anything being removed. A one-pixel
-        // margin keeps the sources off the boundary of the hair they border (its colour bleeds there).
-        // Sources stay a band away from the removed hair: its fringe and the shadow it casts darken the
-        // pixels just outside what the network calls hair, and pull-push would carry them into the hole.
-        const int band = std::max(2, std::max(box.width, box.height) / 60) | 1;
-        cv::Mat notRemoving;
-        // Distance to the removed hair (px, L2 from a 3×3 mask; the hair: a removal of kSourceRemoveBelow or
-        // more): the band, the wisps' reach and where tiles may be copied from are all thresholds of it (a
-        // dilation by a 70-px ellipse cost tens of ms).
-        cv::Mat fromHair;
-        cv::distanceTransform(removeBox <= kSourceRemoveBelow, fromHair, cv::DIST_L2, 3);
-        notRemoving = fromHair > float(band);
-        // Tiles (the background's and the skin's) are copied from farther out than the fill's sources (three
-        // bands): stray hairs past the matte's edge, copied in pieces, read as dark scribbles.
-        const cv::Mat farFromHair = fromHair > float(3 * band);
-        // Off the head, what shows beside the hair continues into it: background, the body's skin (neck,
-        // shoulders, chest) and the clothes it hung over, each as its own region (below), so a neck is not cut
-        // square, a bare shoulder is not painted over with background, nor a top with skin. Not what the parse
-        // did not reach (hair that goes on past its crop).
-        cv::Mat backgroundSource = (classBox == CV_PARSE_BACKGROUND | classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN |
-                                    classBox == CV_PARSE_CLOTH) & (headBox == 0) & notRemoving;
-        cv::Mat skinSource(box.size(), CV_8U, cv::Scalar(0));
-        for (int y = 0; y < box.height; ++y) {
-            const uint8_t *c = classBox.ptr<uint8_t>(y);
-            uint8_t *s = skinSource.ptr<uint8_t>(y);
-            for (int x = 0; x < box.width; ++x) s[x] = isSkinClass(c[x]) || c[x] == CV_PARSE_NECK ? 255 : 0;
-        }
-        // The visible skin that borders the hole (the band the sources keep away from, where the hair's shadow
-        // and the fill meet): the seam the skin fill is joined to (below).
-        cv::Mat skinRim = skinSource & (fromHair > 1.0f) & (fromHair <= float(band + 2));
-        skinSource &= notRemoving;
-        // The chin's row (the bare face's foot): the skin fill treats the head above it and the neck below apart.
-        const cv::Rect bareFace = cv::boundingRect(bareBox);
-        const float skinChin = bareFace.empty() ? float(box.height) : float(bareFace.y + bareFace.height - 1);
-        // Skin sources near the face's own tone only: the parse calls some of a fringe or a shadowed temple
-        // skin, and their colour pulled into the fill paints a brown forehead. Each channel within 0.6–1.6×
-        // the median skin pixel's.
-        cv::Vec3f skinMedian;
-        const bool haveSkinMedian = medianColour(linear, [&](int x, int y) { return skinSource.at<uint8_t>(y, x) != 0; }, skinMedian);
-        if (haveSkinMedian) {
-            for (int y = 0; y < box.height; ++y) {
-                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                uint8_t *s = skinSource.ptr<uint8_t>(y);
-                uint8_t *r = skinRim.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x) {
-                    if (s[x] && !withinBand(l[x], skinMedian, 0.6f, 0, 1.6f, 0.01f)) s[x] = 0;
-                    // The seam keeps the skin's highlights (a lit forehead beside a fringe): only what is darker
-                    // than skin (a strand the parse calls skin) is not the skin the fill must meet. Above the chin,
-                    // neither is what is darker than the sources may be: the hair's shadow and the colour it casts
-                    // go with the hair (down to 0.35 of the median there, the seam took the shadowed, hair-tinted
-                    // rim under a fringe as the skin to match). Below it, a neck in the jaw's shadow stays so.
-                    if (r[x] && !withinBand(l[x], skinMedian, float(y) > skinChin ? 0.35f : 0.6f, 0, 4.0f, 0.01f)) r[x] = 0;
-                }
-            }
-        }
-        // Background sources that look like the removed hair, near it, are its wisps, which the parse missed
-        // past its edge (fair hair against a busy background): pulled into the fill they make it glow in the
-        // hair's colour. Dropped, each channel within 0.75–1.33× the removed hair's median, within four bands
-        // of the hair (farther off, dark foliage behind dark hair is background, and dropping it left the
-        // fill to a white dress: a white glow over a hedge), unless that leaves under a third of the sources
-        // (a backdrop the colour of the hair is background after all).
-        cv::Vec3f hairMedian;
-        if (medianColour(linear, [&](int x, int y) { return removeBox.at<float>(y, x) > 0.9f; }, hairMedian)) {
-            const cv::Mat nearHair = fromHair <= float(4 * band);
-            cv::Mat unlike = backgroundSource.clone();
-            for (int y = 0; y < box.height; ++y) {
-                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                const uint8_t *near = nearHair.ptr<uint8_t>(y);
-                uint8_t *u = unlike.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x)
-                    if (u[x] && near[x] && withinBand(l[x], hairMedian, 0.75f, 0.004f, 1.33f, 0.004f)) u[x] = 0;
-            }
-            if (3 * cv::countNonZero(unlike) >= cv::countNonZero(backgroundSource)) backgroundSource = unlike;
-        }
-
-        // Off the head, each region beside the hair (background, the body's skin, clothes) continues as itself: where it
-        // continues is the region indicators' membrane fill (so the line between a top and the wall behind runs
-        // on across the hole as the two meet at its rim), sharpened; its colour is that region's own fill, never
-        // a blend of a yellow sign and a blue wall into brown. The background's texture and structure are its
-        // own, completed from its sources beside the hole (below); the body keeps its smooth fill and grain.
-        // A region of under 64 source pixels does not continue on its own.
-        // The skin's tiles of mottling (coif::quiltPlan) are matched on the box at most kQuiltSidePx on its long
-        // side, half of a twentieth of that (6–12 px) square, and pasted at full size.
-        const int longSide = std::max(box.width, box.height);
-        const double quiltScale = std::min(1.0, double(kQuiltSidePx) / longSide);
-        const cv::Size quiltSize(std::max(1, int(std::lround(box.width * quiltScale))), std::max(1, int(std::lround(box.height * quiltScale))));
-        const int tile = std::min(24, std::max(8, std::max(quiltSize.width, quiltSize.height) / 20)) & ~1;
-        cv::Mat skinWeight;
-        skinSource.convertTo(skinWeight, CV_32F, 1.0 / 255);
-        // Lit skin: where the head's shading under the photo's light is known (`shade`, the skin's predicted
-        // luminance at the drawn head's normal over its mean on the face), the fill continues the skin's colour
-        // over its shading (an albedo, up to one factor) and is shaded again where it lands: the forehead and
-        // temples a fringe hid turn from the light as the head does, and at the rim the fill is the visible
-        // skin's own colour (the ratio continued is continuous), so no step in tone where it joins.
-        cv::Mat shadeBox;
-        if (shade) {
-            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
-            if (cv::countNonZero(drawn > 0) > 0) {
-                // Off the drawn head (0) the shading continues the head's own, smoothly: a divisor that jumped to
-                // 1 at the mesh's outline drew its edge into the skin as a line. Softened over 1/100 of the box,
-                // so the mesh's facets do not show as bands.
-                cv::Mat known;
-                cv::Mat(drawn > 0).convertTo(known, CV_32F, 1.0 / 255);
-                cv::Mat value;
-                cv::merge(std::vector<cv::Mat>{drawn, drawn, drawn}, value);
-                cv::Mat filled = smoothFill(value, known, 128), channels[3];
-                cv::split(filled, channels);
-                shadeBox = drawn.clone();
-                channels[0].copyTo(shadeBox, drawn <= 0);
-                cv::GaussianBlur(shadeBox, shadeBox, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 100.0));
-                cv::max(shadeBox, 0.1f, shadeBox);
-            }
-        }
-        // At most 256 px on the long side, as the regions: smooth by construction, the grain carries the fine scale.
-        cv::Mat skinFill;
-        // How far the skin the hole borders carries on into it before the face's own tone takes over (px). Below
-        // the chin the sources are continued whole (relaxedFill): the neck continues the neck and chest it shows.
-        const float skinReach = kSkinReachToFace * float(bareFace.empty() ? std::max(box.width, box.height) / 3 : bareFace.width);
-        // Over the shading where it is known (an albedo, up to one factor), relaxed toward the median of the
-        // sources beside the hole (relaxedFill).
-        if (cv::countNonZero(skinSource) > 0) {
-            const cv::Mat headHole = removingBox & (headBox != 0);
-            skinFill = underShading(linear, shadeBox, [&](const cv::Mat &albedo) {
-                return relaxedFill(albedo, skinWeight, headHole, skinReach, skinChin, 256);
-            });
-        }
-        // Joined in the gradient domain (seamless cloning, Pérez et al. 2003, with the fill's own shading as the
-        // guidance field): the difference between the visible skin and the fill along the seam is continued
-        // smoothly over the hole (the membrane of pull-push) and added, so at the seam the fill is the photo's
-        // skin and inward it keeps its own shading. Without it, the fill, continued from sources a band away
-        // from the hair, met skin darkened by the hair's shadow with a step (astronaut's forehead: 11 levels).
-        if (cv::countNonZero(skinRim) > 0 && cv::countNonZero(skinSource) > 0) {
-            cv::Mat rimWeight, difference = linear - skinFill, fromRim;
-            skinRim.convertTo(rimWeight, CV_32F, 1.0 / 255);
-            cv::Mat seam = smoothFill(difference, rimWeight, kPlateSidePx);
-            // Only near the join: continued over the whole hole, the rim beside a fringe (in its shadow, tinted by
-            // its colour) darkened and reddened every pixel of the forehead it hid.
-            cv::distanceTransform(skinRim == 0, fromRim, cv::DIST_L2, 3);
-            fadeWithDistance(seam, fromRim, skinReach, skinChin);
-            skinFill += seam;
-        }
-        // The sources' measured noise (robust: edges and features among them do not count), at most 3% of
-        // white: the skin fill carries the photo's grain, not its structure, which it cannot reproduce.
-        const float skinGrain = std::min(grainSigma(linear, skinSource), 0.03f);
-        // The skin's own fine texture over the skin it fills (a forehead a fringe hid, temples, the skull
-        // under the drawn crop): half-size tiles of the face's visible skin, far from the hair, laid as the
-        // background's are and carrying only its detail (each pixel less its local mean, clipped at 2 robust
-        // σ, so a mole, a wrinkle's edge or a nostril's rim does not come along), added to the smooth fill.
-        // White grain alone left a flat, poreless forehead that read as retouched; the tiles carry the
-        // mottling and pores the face beside it has; half the grain stays over them (tiles from smooth skin,
-        // the nose's bridge, carry little noise of their own).
-        cv::Mat skinLaid;
-        if (cv::countNonZero(skinSource) > 0) {
-            const int skinTile = std::max(6, tile / 2) & ~1;
-            const cv::Mat headHole = removingBox & (headBox != 0);
-            const cv::Mat skinFar = skinSource & farFromHair;
-            const std::vector<cv::Point> skinCentres = coif::tileCentres(coif::maskAt(skinFar, quiltSize, true), skinTile);
-            if (skinCentres.size() >= 16 && cv::countNonZero(headHole) > 0) {
-                // In linear light, unlike the background's: skin's detail is small against its level, so adding
-                // it there or in perceptual values differs by little, and the box's gamma passes cost more.
-                const cv::Mat holeSmall = coif::maskAt(headHole, quiltSize, false);
-                cv::Mat photoSmall = linear, canvasSmall;
-                if (quiltScale < 1) cv::resize(linear, photoSmall, quiltSize, 0, 0, cv::INTER_AREA);
-                canvasSmall = photoSmall.clone();
-                cv::Mat fillSmall = skinFill;
-                if (quiltScale < 1) cv::resize(skinFill, fillSmall, quiltSize, 0, 0, cv::INTER_AREA);
-                fillSmall.copyTo(canvasSmall, holeSmall);
-                const cv::Mat everywhere(quiltSize, CV_8U, cv::Scalar(255));
-                const std::vector<coif::TilePlacement> plan =
-                    coif::quiltPlan(photoSmall, canvasSmall, holeSmall, coif::maskAt(skinSource, quiltSize, true), everywhere, skinCentres,
-                                    skinTile, seed ^ 0x5EED5C1Aull);
-                cv::Mat detail(box.size(), CV_32FC3, cv::Scalar::all(0));
-                // The detail only where tiles come from: the sources far from the hair, grown by a tile.
-                const int reach = int(std::ceil(skinTile / quiltScale)) + 4;
-                cv::Rect from = cv::boundingRect(skinFar);
-                from = cv::Rect(from.x - reach, from.y - reach, from.width + 2 * reach, from.height + 2 * reach) & cv::Rect(0, 0, box.width, box.height);
-                cv::Mat fine(box.size(), CV_32FC3, cv::Scalar::all(0));
-                fineDetail(linear(from), skinSource(from), 2.0f).copyTo(fine(from));
-                coif::pasteTiles(fine, headHole, plan, skinTile, quiltScale, detail, skinLaid);
-                cv::add(skinFill, detail, skinFill, skinLaid);
-            }
-        }
-
-        // The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin, fading
-        // in over the fifth of the head's height above the head region's foot, where the neck's sides show behind
-        // the jaw. Above, what the hair hid beside the head is background. Below, the body widens as shoulders do,
-        // not all at once: the neck's width (neckUnderJaw) down to where the trapezius leaves it
-        // (kShoulderFromChin), then out along the shoulders' line (shoulderLine), fading over a tenth of the head's
-        // width. Skin and clothes share that outline, so the neck flares into the shoulders. (The head region's
-        // foot is its neck band's end; `bare`, the face alone, ends at the chin.)
-        const cv::Rect head = cv::boundingRect(headBox);
-        const float headHeight = float(head.height - 1), headBottom = float(head.y + head.height - 1);
-        const float bodyFrom = head.empty() ? -1e9f : headBottom - 0.2f * headHeight;
-        const float bodyRamp = head.empty() ? 1 : std::max(1.0f, 0.2f * headHeight);
-        float headMiddle = float(head.x) + 0.5f * float(head.width - 1), neckHalfWidth = 0.35f * float(head.width);
-        neckUnderJaw(bareBox, headMiddle, neckHalfWidth);
-        const float shoulderRamp = std::max(1.0f, 0.1f * float(head.width));
-        const cv::Rect face = cv::boundingRect(bareBox);
-        const float chin = face.empty() ? headBottom : std::min(float(face.y + face.height - 1), headBottom);
-        const float shoulderTop = chin + kShoulderFromChin * (headBottom - chin);
-        const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(head.width));
-        // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the
-        // shoulders' line, rounding over to the shoulders' width (an exponential approach, not a corner).
-        auto shoulderLine = [&](float drop) {
-            const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
-            return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
-        };
-        // The body is a volume, lit as the head is. Across each row a torso's section (an ellipse as wide as the
-        // body may be there) turns from the camera toward its sides, so the light it catches falls off there
-        // (kTorsoTurn at its silhouette) and leans toward the side the face is lit from (`shade`, the head's
-        // shading, on either side of its middle). The body's fill continues the visible body's colour over
-        // this shading and is shaded again where it lands, as the skin's is over the head's, so at the rim it
-        // is the photo's own: a body continued flat under long hair read as a cut-out dome.
-        float lightSide = 0;
-        if (shade && !head.empty()) {
-            const cv::Mat drawn = cv::Mat(height, width, CV_32F, const_cast<float *>(shade))(box);
-            double sum[2] = {0, 0};
-            int count[2] = {0, 0};
-            for (int y = head.y; y < head.y + head.height; ++y) {
-                const float *d = drawn.ptr<float>(y);
-                for (int x = head.x; x < head.x + head.width; ++x) {
-                    if (d[x] <= 0) continue;
-                    const int side = float(x) > headMiddle ? 1 : 0;
-                    sum[side] += d[x];
-                    ++count[side];
-                }
-            }
-            if (count[0] > 0 && count[1] > 0) {
-                const double left = sum[0] / count[0], right = sum[1] / count[1];
-                lightSide = float(std::min(std::max((right - left) / std::max(right + left, 1e-3), -double(kTorsoLightLean)),
-                                           double(kTorsoLightLean)));
-            }
-        }
-        // Where the body may be (`bodyWeight`, 0…1; `bodyZone`, over half) and its light (`torso`, a factor on
-        // perceptual values; 1 off the body). No head: no body to place.
-        cv::Mat bodyWeight(box.size(), CV_32F, cv::Scalar(0)), torso(box.size(), CV_32F, cv::Scalar(1));
-        if (!head.empty())
-            for (int y = 0; y < box.height; ++y) {
-                float *w = bodyWeight.ptr<float>(y), *lit = torso.ptr<float>(y);
-                const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
-                const float halfWidth = std::max(shoulderLine(float(y) - shoulderTop), 1.0f);
-                if (belowChin <= 0) continue;
-                for (int x = 0; x < box.width; ++x) {
-                    const float across = (float(x) - headMiddle) / halfWidth;
-                    w[x] = belowChin * std::min(std::max((halfWidth - std::fabs(float(x) - headMiddle)) / shoulderRamp + 0.5f, 0.0f), 1.0f);
-                    if (w[x] <= 0) continue;
-                    const float clamped = std::min(std::max(across, -1.0f), 1.0f);
-                    const float facing = std::sqrt(std::max(1 - clamped * clamped, 0.0f));
-                    const float light = (1 - kTorsoTurn * (1 - facing)) * (1 + lightSide * clamped);
-                    lit[x] = 1 + (std::pow(light, 1 / 2.2f) - 1) * w[x];
-                }
-            }
-        // What the parse calls background inside the body's zone is evidence for no region: it may be a dress or a
-        // sweater the parse does not know as clothes. Taken as the background's, it drew the background's smooth
-        // fill toward white round a girl's head over foliage, where the completion's copies of the foliage were
-        // then rejected as the wrong level (a grey haze); and copied round the head, it put the top there.
-        const cv::Mat bodyZone = bodyWeight > 0.5f;
-        std::vector<Region> regions;
-        cv::Mat tileShare;  // the completion's share of each box pixel, where it was made
-        // What the parse calls skin or neck below the chin, in the body's zone, far darker than the face's skin
-        // (under kClothesUnderSkin of its median luminance) is clothes: a black top below a girl's neck was called
-        // neck down to the photo's foot, and continued as skin it laid a brown dome over the shoulders her hair hid.
-        const cv::Mat calledSkin = classBox == CV_PARSE_NECK | classBox == CV_PARSE_SKIN;
-        cv::Mat clothesCalledSkin(box.size(), CV_8U, cv::Scalar(0));
-        if (haveSkinMedian) {
-            const float darkest = kClothesUnderSkin * lumaOf(skinMedian);
-            for (int y = std::max(0, int(std::ceil(chin))); y < box.height; ++y) {
-                const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y);
-                const uint8_t *c = calledSkin.ptr<uint8_t>(y), *z = bodyZone.ptr<uint8_t>(y), *h = headBox.ptr<uint8_t>(y);
-                uint8_t *o = clothesCalledSkin.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x)
-                    if (c[x] && z[x] && !h[x] && lumaOf(l[x]) < darkest) o[x] = 255;
-            }
-        }
-        const cv::Mat regionSources[] = {classBox == CV_PARSE_BACKGROUND, calledSkin & (clothesCalledSkin == 0),
-                                         (classBox == CV_PARSE_CLOTH) | clothesCalledSkin |
-                                             clothesCalledBackground(rgb, width, box, classBox, bodyZone, backgroundSource & (bodyZone == 0))};
-        for (int kind = 0; kind < 3; ++kind) {
-            Region region;
-            // The body's sources come nearer the hair than the background's: a top seen only between strands
-            // of long hair lies wholly within the band, and kept out it left no body to continue (a sweater
-            // painted over with the wall). A third of the band still keeps them off the strands' own edge.
-            region.source = kind == 0 ? backgroundSource & regionSources[kind] & (bodyZone == 0)
-                                      : regionSources[kind] & (headBox == 0) & (fromHair > float(std::max(1, band / 3)));
-            region.body = kind > 0;
-            if (cv::countNonZero(region.source) < 64) continue;
-            // The body's skin takes its colour from the neck the head's fill lays as well as from the skin the photo
-            // shows: the neck band's foot (kNeckFootSeed), where the hair hid it or the parse sees skin. Without
-            // it the band's foot, in the face's tone, met the body's skin, in the chest's, in a step: a pale neck
-            // standing on a shelf (img11, img2). Colour only: where the body continues as skin or clothes stays the
-            // visible body's to say (the foot's claim spread skin over a scrub top, ultralightfd 23).
-            if (kind == 1 && !skinFill.empty()) {
-                region.seed = (headBox != 0) & (bareBox == 0) & ((removeBox > 0.5f) | regionSources[1]);
-                const float footFrom = headBottom - std::max(2.0f, kNeckFootSeed * (headBottom - chin));
-                region.seed.rowRange(0, std::min(box.height, std::max(0, int(std::ceil(footFrom))))).setTo(0);
-                if (cv::countNonZero(region.seed) == 0) region.seed.release();
-            }
-            regions.push_back(std::move(region));
-        }
-        // Only scraps of each: one region of them all.
-        if (regions.empty() && cv::countNonZero(backgroundSource) > 0) {
-            Region all;
-            all.source = backgroundSource;
-            regions.push_back(std::move(all));
-        }
-        cv::Mat offHead = removingBox & (headBox == 0);
-        // Which region continues where (up to three, as the channels of one pull-push), and by how much.
-        cv::Mat share(box.size(), CV_32FC3, cv::Scalar::all(0));
-        cv::Mat backgroundFill = linear.clone();
-        cv::Mat backgroundGrain(box.size(), CV_32F, cv::Scalar(0));
-        if (!regions.empty()) {
-            cv::Mat indicator(box.size(), CV_32FC3, cv::Scalar::all(0)), anySource(box.size(), CV_8U, cv::Scalar(0));
-            for (size_t k = 0; k < regions.size(); ++k) {
-                indicator.setTo(cv::Scalar(k == 0, k == 1, k == 2), regions[k].source);
-                anySource |= regions[k].source;
-            }
-            cv::Mat anyWeight;
-            anySource.convertTo(anyWeight, CV_32F, 1.0 / 255);
-
-            // Smooth by nature: at most 128 px on the long side.
-            cv::Mat continues = smoothFill(indicator, anyWeight, 128);
-            // The body region the background's claim inside the shoulders passes to where no body region claims
-            // it (the membrane's claims fall off away from the body's sources): the one with the most sources.
-            size_t widestBody = 0;
-            for (size_t k = 1; k < regions.size(); ++k)
-                if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
-            cv::Mat label(box.size(), CV_8U, cv::Scalar(0));
-            for (int y = 0; y < box.height; ++y) {
-                const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
-                cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
-                uint8_t *l = label.ptr<uint8_t>(y);
-                for (int x = 0; x < box.width; ++x) {
-                    const float allowed = bodyWeight.at<float>(y, x);
-                    // Above the chin and beyond the shoulders the body's claim passes to the background (region 0, when it is one).
-                    cv::Vec3f claim = c[x];
-                    // (No head: no shoulders to place, and the regions meet where their membranes do.)
-                    if (!head.empty() && !regions[0].body) {
-                        // Inside them the background's claim passes to the body, in the body regions' own
-                        // proportions: long hair over the shoulders hid the person's shoulders and top, not the wall
-                        // behind, and a wall continued there left the head floating over it.
-                        float bodyClaim = 0;
-                        for (size_t k = 1; k < regions.size(); ++k) bodyClaim += std::max(claim[int(k)], 0.0f);
-                        const float toBody = std::max(claim[0], 0.0f) * allowed;
-                        if (widestBody > 0 && toBody > 0) {
-                            claim[0] -= toBody;
-                            for (size_t k = 1; k < regions.size(); ++k)
-                                claim[int(k)] += bodyClaim > 1e-4f ? toBody * std::max(claim[int(k)], 0.0f) / bodyClaim
-                                                                   : (k == widestBody ? toBody : 0.0f);
-                        }
-                        for (size_t k = 1; k < regions.size(); ++k) {
-                            const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowed);
-                            claim[int(k)] -= moved;
-                            claim[0] += moved;
-                        }
-                    }
-                    // Sharpened (sixth power, normalised): regions meet along a soft line, not in a blend.
-                    cv::Vec3f p;
-                    float total = 0;
-                    for (int k = 0; k < 3; ++k) {
-                        const float v = std::max(claim[k], 0.0f);
-                        p[k] = v * v * v * v * v * v;
-                        total += p[k];
-                    }
-                    int best = 0;
-                    for (int k = 1; k < 3; ++k)
-                        if (p[k] > p[best]) best = k;
-                    sh[x] = total > 1e-12f ? p / total : cv::Vec3f(1, 0, 0);
-                    l[x] = uint8_t(best);
-                }
-            }
-            std::vector<cv::Mat> channels;
-            cv::split(share, channels);
-            cv::Mat perceptual = linear.clone();
-            Gamma::apply(perceptual, gamma22().encode);
-            for (size_t k = 0; k < regions.size(); ++k) {
-                Region &region = regions[k];
-                // A region that continues nowhere off the head needs no fill (its share is nil everywhere).
-                double claimed = 0;
-                cv::minMaxLoc(channels[k], nullptr, &claimed, nullptr, nullptr, offHead);
-                if (claimed < 0.01) continue;
-                // Interpolated in perceptual (gamma 2.2) values, not linear light: a high-contrast backdrop
-                // (dark leaves with sunlit ones) averages in linear light to a pale grey the eye never sees
-                // in it, which glowed over a hedge. At most 256 px on the long side: the fill is smooth by
-                // construction, and the texture borrowed below carries the fine scale (a 512² box filled at
-                // full size cost ~15 ms a region).
-                cv::Mat weight;
-                cv::Mat values = perceptual;
-                if (region.seed.empty()) {
-                    region.source.convertTo(weight, CV_32F, 1.0 / 255);
-                } else {
-                    // At the seed, what the head's fill lays there (perceptual): the photo where nothing is removed,
-                    // the skin fill where the hair hid it.
-                    cv::Mat(region.source | region.seed).convertTo(weight, CV_32F, 1.0 / 255);
-                    values = perceptual.clone();
-                    const float *encode = gamma22().encode;
-                    for (int y = 0; y < box.height; ++y) {
-                        const uint8_t *sd = region.seed.ptr<uint8_t>(y);
-                        const float *r = removeBox.ptr<float>(y);
-                        const cv::Vec3f *ph = linear.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y);
-                        cv::Vec3f *v = values.ptr<cv::Vec3f>(y);
-                        for (int x = 0; x < box.width; ++x) {
-                            if (!sd[x]) continue;
-                            const float k = std::min(std::max(r[x], 0.0f), 1.0f);
-                            const cv::Vec3f laid = ph[x] * (1 - k) + sk[x] * k;
-                            for (int c = 0; c < 3; ++c) v[x][c] = Gamma::lookUp(encode, laid[c]);
-                        }
-                    }
-                }
-                region.fill = region.body ? smoothFillUnderShading(values, weight, torso, 256) : orientedFill(values, weight, 256);
-                // The grain it carries where nothing is copied into it.
-                region.grain = std::min(grainSigma(linear, region.source), 0.03f);
-            }
-            // The smooth fill (each region's own, by its share), the guide the tiles keep to, and the grain of
-            // the regions that have no tiles.
-            for (int y = 0; y < box.height; ++y) {
-                const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y);
-                cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
-                float *g = backgroundGrain.ptr<float>(y);
-                for (int x = 0; x < box.width; ++x) {
-                    cv::Vec3f sum(0, 0, 0);
-                    float grain = 0;
-                    for (size_t k = 0; k < regions.size(); ++k) {
-                        if (regions[k].fill.empty()) continue;
-                        sum += regions[k].fill.at<cv::Vec3f>(y, x) * sh[x][int(k)];
-                        grain += regions[k].grain * sh[x][int(k)];
-                    }
-                    f[x] = sum;
-                    g[x] = grain;
-                }
-            }
-            // Each region is completed with its own structure where it continues: multi-scale PatchMatch with EM
-            // voting (patch_complete.cpp) from that region's sources only (the background's outside the body's
-            // zone), so a wall's edge, a doorway or foliage carries across the hole, a sweater's knit continues
-            // under where long hair hung, and the person never comes into the background. Matched in perceptual
-            // values, as the eye compares. It replaces tiles laid by image quilting, which carried texture but
-            // broke a line into steps and, on a smooth backdrop, could copy only its grain.
-            std::vector<cv::Mat> canvases(regions.size()), laids(regions.size());
-            for (size_t k = 0; k < regions.size(); ++k) {
-                if (regions[k].fill.empty()) continue;
-                const cv::Mat hole = offHead & (channels[k] > 0.02f);
-                const cv::Mat &sources = regions[k].source;
-                if (cv::countNonZero(hole) == 0 ||
-                    !completeRegion(perceptual, hole, sources, regions[k].fill, quiltSize, seed ^ (0x9E3779B97F4A7C15ull * k), regions[k].body, canvases[k]))
-                    continue;
-                laids[k] = hole;
-                if (record && k == 0 && !regions[0].body) {
-                    record->box = box;
-                    record->hole = hole;
-                    record->source = sources;
-                }
-            }
-            // Each region's part of each pixel is its completion's: the line between a top and the wall behind
-            // stays the regions' soft line.
-            for (size_t k = 0; k < regions.size(); ++k) {
-                const cv::Mat &laid = laids[k], &canvas = canvases[k];
-                if (laid.empty()) continue;
-                if (k == 0 && !regions[0].body) {
-                    tileShare = cv::Mat(box.size(), CV_32F, cv::Scalar(0));
-                    channels[0].copyTo(tileShare, laid);
-                }
-                for (int y = 0; y < box.height; ++y) {
-                    const cv::Vec3f *sh = share.ptr<cv::Vec3f>(y), *c = canvas.ptr<cv::Vec3f>(y), *smooth = regions[k].fill.ptr<cv::Vec3f>(y);
-                    const uint8_t *l = laid.ptr<uint8_t>(y);
-                    cv::Vec3f *f = backgroundFill.ptr<cv::Vec3f>(y);
-                    float *g = backgroundGrain.ptr<float>(y);
-                    for (int x = 0; x < box.width; ++x) {
-                        if (!l[x]) continue;
-                        f[x] += (c[x] - smooth[x]) * sh[x][int(k)];
-                        g[x] = std::max(g[x] - regions[k].grain * sh[x][int(k)], 0.0f);  // the copies carry their own
-                    }
-                }
-            }
-            Gamma::apply(backgroundFill, gamma22().decode);
-        }
-
-
-        // No skin to continue: the head is filled as what surrounds it.
-        if (skinFill.empty()) skinFill = backgroundFill.clone();
-
-        // The head's silhouette, anti-aliased: skin inside, background outside.
-        cv::Mat headWeight;
-        headBox.convertTo(headWeight, CV_32F, 1.0 / 255);
-        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, std::max(box.width, box.height) / 200.0));
-        if (record && !record->hole.empty() && !tileShare.empty()) record->weight = tileShare.mul(1 - headWeight);
-        else if (record) record->hole.release();
-        // Without `shade`, skin that continues over the skull is lit as a rounded surface is: darker toward the
-        // silhouette, where it turns away (1 − 0.15·e^(−d/w), d the distance in from the edge, w ~ 1/25 of the box).
-        cv::Mat inside;
-        cv::distanceTransform(headBox, inside, cv::DIST_L2, 3);
-        const float falloff = std::max(2.0f, float(std::max(box.width, box.height)) / 25);
-        // The blend: how much of each pixel is replaced, softened by a pixel so no seam shows.
-        cv::Mat alpha;
-        cv::GaussianBlur(removeBox, alpha, cv::Size(0, 0), 1.0);
-        cv::max(alpha, removeBox, alpha);
-        // The person's hair-bearing scalp: the head where it is not the bare face or forehead, softened over
-        // an eighth of the skull's shading falloff (~1% of the face's width) so the hairline it draws is not
-        // a cut; weighted by how much of each pixel was removed. Softened over a third, the crop's edge at the
-        // temples was a dark haze some 7% of the face wide that read as a shadow, not a hairline.
-        if (out_scalp) {
-            cv::Mat scalp = (headBox != 0) & (bareBox == 0), scalpWeight;
-            scalp.convertTo(scalpWeight, CV_32F, 1.0 / 255);
-            cv::GaussianBlur(scalpWeight, scalpWeight, cv::Size(0, 0), std::max(1.0f, falloff / 8));
-            for (int y = 0; y < box.height; ++y) {
-                const float *w = scalpWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
-                float *dst = out_scalp + size_t(box.y + y) * width + box.x;
-                // Twice the removal, capped: under a thin fringe (matte ~0.5) the scalp still carries its whole
-                // crop, not a haze of it over the skin fill.
-                for (int x = 0; x < box.width; ++x) dst[x] = std::min(w[x], 1.0f) * std::min(2 * a[x], 1.0f);
-            }
-        }
-
-        for (int y = 0; y < box.height; ++y) {
-            const cv::Vec3f *bg = backgroundFill.ptr<cv::Vec3f>(y), *sk = skinFill.ptr<cv::Vec3f>(y), *ph = linear.ptr<cv::Vec3f>(y);
-            const float *hw = headWeight.ptr<float>(y), *a = alpha.ptr<float>(y);
-            uint8_t *dst = out_rgb + (size_t(box.y + y) * width + box.x) * 3;
-            const uint8_t *cls = classBox.ptr<uint8_t>(y);
-            for (int x = 0; x < box.width; ++x) {
+        for (int y = 0; y < b.rect.height; ++y) {
+            const cv::Vec3f *bg = around.fill.ptr<cv::Vec3f>(y), *sk = skin.fill.ptr<cv::Vec3f>(y), *ph = b.linear.ptr<cv::Vec3f>(y);
+            const float *hw = headWeight.ptr<float>(y), *a = alpha.ptr<float>(y), *bgGrain = around.grain.ptr<float>(y);
+            uint8_t *dst = out_rgb + (size_t(b.rect.y + y) * width + b.rect.x) * 3;
+            const uint8_t *cls = b.classes.ptr<uint8_t>(y);
+            for (int x = 0; x < b.rect.width; ++x) {
                 const float k = std::min(a[x], 1.0f);
-                // The blend's softening never reaches a feature the parse sees (brows, eyes, glasses, ears,
-                // earrings, nose, mouth, lips): their pixels keep the photo's bytes.
+                // The blend never reaches a feature the parse sees: their pixels keep the photo's bytes.
                 if (k <= 0 || isFeatureClass(cls[x])) continue;
-                const uint64_t px = uint64_t(box.x + x), py = uint64_t(box.y + y);
-                const float n = gauss(px, py, seed);
-                // Over the skin's tiles, half the grain: they carry their sources' own noise, and the whole grain on
-                // top doubled its variance (astronaut's forehead read as sandpaper at 4×).
-                const float skinGrainHere = !skinLaid.empty() && skinLaid.at<uint8_t>(y, x) ? 0.5f * skinGrain : skinGrain;
-                const float grain = (hw[x] * skinGrainHere + (1 - hw[x]) * backgroundGrain.at<float>(y, x)) * n;
-                // Without the head's shading, a rounded surface's: darker toward the silhouette.
-                const float turn = shadeBox.empty() ? 1 - 0.15f * std::exp(-inside.at<float>(y, x) / falloff) : 1.0f;
+                const float n = gauss(uint64_t(b.rect.x + x), uint64_t(b.rect.y + y), seed);
+                const float skinGrain = !skin.laid.empty() && skin.laid.at<uint8_t>(y, x) ? kGrainOverSkinTiles * skin.grain : skin.grain;
+                const float grain = (hw[x] * skinGrain + (1 - hw[x]) * bgGrain[x]) * n;
+                const float turn = shading.empty() ? 1 - kRimDarkening * std::exp(-inside.at<float>(y, x) / falloff) : 1.0f;
                 cv::Vec3f fill = sk[x] * (hw[x] * turn) + bg[x] * (1 - hw[x]);
-                // Grain as the sources carry it, in luminance (added to every channel alike).
+                // Grain in luminance: added to every channel alike.
                 fill += cv::Vec3f(grain, grain, grain);
                 const cv::Vec3f out = ph[x] * (1 - k) + fill * k;
                 for (int c = 0; c < 3; ++c) dst[3 * x + c] = t.toByte(out[c]);
