@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "CoifGPU", dependencies: ["CoifCore", "CEGL"]),
         .target(name: "CoifRender", dependencies: ["CoifCore", "CoifGPU", "CoifGroom"]),
         .target(name: "CoifDiff", dependencies: ["CoifCore", "CoifMedia"]),
-        // The production path: the try-on's stages, the engine, batch jobs, previews, sheets, recolour.
+        // The production path: the try-on's stages, the engine, video, previews, sheets, recolour.
         .target(
             name: "CoifPipeline",
             dependencies: [
@@ -70,6 +70,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The render farm: batch jobs (photos × styles × colours), their shards for Slurm and Kubernetes, the
+        // resumable runner and its report. Uses only the try-on's public API.
+        .target(
+            name: "CoifFarm",
+            dependencies: [
+                "CoifCore", "CoifMedia", "CoifVision", "CoifGroom", "CoifRender", "CoifPipeline",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Reports over many renders: a batch's HTML report and a clip's timing chart.
+        .target(name: "CoifReports", dependencies: ["CoifCore", "CoifMedia", "CoifFarm"]),
         // Tooling around it, as swift-nio keeps NIOEmbedded apart: golden suites, the vision and look
         // evaluations, robustness, the groom benchmark. The only user of CoifDiff besides `coif diff`.
         .target(
@@ -80,7 +91,7 @@ let package = Package(
             name: "coif",
             // Every module it imports, declared (none reached through another's dependencies).
             dependencies: [
-                "CoifPipeline", "CoifEval", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
+                "CoifPipeline", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -92,7 +103,7 @@ let package = Package(
 
         .testTarget(
             name: "CoifTests",
-            dependencies: ["CoifPipeline", "CoifEval", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
+            dependencies: ["CoifPipeline", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
                            "CoifGPU", "CoifRender", "CoifAssets", "CVision", .product(name: "Logging", package: "swift-log")]
         ),
     ],

@@ -96,7 +96,7 @@ public enum BelievableEvaluation {
             let jawArea = regions.jawOutline(width: width, height: height).reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
             // The person's own hair: not another face's in the photo (which the plate keeps).
             var ownMatte = own.matte
-            HairPlate.keepOthersHair(&ownMatte, width: width, heads: [head], others: TryOnEngine.otherFaces(analyses))
+            HairPlate.keepOthersHair(&ownMatte, width: width, heads: [head], others: PlateStage.otherFaces(analyses))
             let wasHair = ownMatte.map { $0 >= 0.5 }
             let removed = wasHair.map { $0 ? UInt8(255) : 0 }
             let faceSkin = own.classes.reduce(0) { $0 + ($1 == OwnHair.skin ? 1 : 0) }

@@ -61,33 +61,12 @@ public enum ContactSheet {
             let result = try engine.render(analyses, job: cell, timing: &t)
             for stage in Stage.allCases { if let ms = t[stage] { timing[stage] = (timing[stage] ?? 0) + ms } }
             let x0 = (i % columns) * tileW, y0 = (i / columns) * (tileH + labelH)
-            blitDownsampled(result.images.composite, into: &sheet, x: x0, y: y0, width: tileW, height: tileH)
+            sheet.blitDownsampled(result.images.composite, x: x0, y: y0, width: tileW, height: tileH)
             let styleName = try engine.style(named: cell.style).name
             let label = request.colors.count > 1 ? "\(styleName) \(cell.look.name)" : styleName
             BitmapFont.draw(label, x: x0 + 2 * scale, y: y0 + tileH + 2 * scale, scale: scale, color: (20, 20, 20),
                             into: &sheet, maxWidth: tileW - 4 * scale)
         }
         return (sheet, timing)
-    }
-
-    /// Area-average downsample of an RGB image into a `width`×`height` rectangle of `sheet` at (x, y).
-    static func blitDownsampled(_ src: PixelImage, into sheet: inout PixelImage, x: Int, y: Int, width: Int, height: Int) {
-        let sx = Double(src.width) / Double(width), sy = Double(src.height) / Double(height)
-        for ty in 0..<height {
-            let y0 = Int(Double(ty) * sy), y1 = max(y0 + 1, min(src.height, Int(Double(ty + 1) * sy)))
-            for tx in 0..<width {
-                let x0 = Int(Double(tx) * sx), x1 = max(x0 + 1, min(src.width, Int(Double(tx + 1) * sx)))
-                var sum = (0, 0, 0)
-                for yy in y0..<y1 {
-                    for xx in x0..<x1 {
-                        let i = (yy * src.width + xx) * src.channels
-                        sum.0 += Int(src.pixels[i]); sum.1 += Int(src.pixels[i + 1]); sum.2 += Int(src.pixels[i + 2])
-                    }
-                }
-                let n = (y1 - y0) * (x1 - x0)
-                let o = ((y + ty) * sheet.width + x + tx) * 3
-                sheet.pixels[o] = UInt8(sum.0 / n); sheet.pixels[o + 1] = UInt8(sum.1 / n); sheet.pixels[o + 2] = UInt8(sum.2 / n)
-            }
-        }
     }
 }

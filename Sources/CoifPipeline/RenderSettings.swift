@@ -92,7 +92,7 @@ public struct RenderSettings: Codable, Sendable, Equatable, Hashable {
     }
 
     public init(from decoder: Decoder) throws {
-        try Self.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try StrictDecoding.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         do { seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) } catch {
             throw DecodingError.dataCorruptedError(forKey: .seed, in: c,
@@ -108,15 +108,6 @@ public struct RenderSettings: Codable, Sendable, Equatable, Hashable {
         sharpHair = try c.decodeIfPresent(Bool.self, forKey: .sharpHair)
         flatClumps = try c.decodeIfPresent(Bool.self, forKey: .flatClumps)
         pngCompression = try c.decodeIfPresent(String.self, forKey: .pngCompression)
-    }
-
-    /// Throws when the object at `decoder` has a key outside `known`.
-    static func refuseUnknownKeys(_ decoder: Decoder, known: [String]) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !known.contains($0) }) {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "unknown key \"\(unknown)\" (known: \(known.joined(separator: ", ")))"))
-        }
     }
 
     /// Every field of `other` that is set, over this.
@@ -164,16 +155,5 @@ public struct RenderSettings: Codable, Sendable, Equatable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
-    }
-}
-
-/// Any key of a JSON object (for listing an object's keys).
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
     }
 }

@@ -156,7 +156,7 @@ public final class TryOnEngine {
             let analyses = Result { () -> [PhotoAnalysis] in
                 let analyses: [PhotoAnalysis]
                 do {
-                    analyses = try Self.analyse(try decoded.get(), faces: job.face, analyzer: analyzer, timing: &timing)
+                    analyses = try AnalysisStage(analyzer: analyzer).analyse(try decoded.get(), faces: job.face, timing: &timing)
                 } catch {
                     // The network's load is not left running into the process's exit (OpenCV's and
                     // protobuf's static destructors would run under it).
@@ -165,7 +165,8 @@ public final class TryOnEngine {
                 }
                 guard let parserWork else { return analyses }
                 parser = try parserWork.wait()
-                return try Self.removeOwnHair(analyses, parser: parser!.value, analyzer: analyzer, head: head, seed: job.seed, timing: &timing)
+                return try OwnHairStage(parser: parser!.value, analyzer: analyzer, head: head)
+                    .remove(analyses, plate: PlateStage(head: head), seed: job.seed, timing: &timing)
             }
             return (analyzer, parser, analyses, timing, monotonicMs() - start)
         }

@@ -449,8 +449,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         // seen what the whole clip's had by the segment's first frame.
         guard let hair else { return out([analysis], renders: renders) }
         let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
-        var analyses = try TryOnEngine.fillPlate(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), head: head,
-                                                 seed: job.seed, timing: &timing)
+        var analyses = try PlateStage(head: head).fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
+                                                       timing: &timing)
         let removal = timing.measure(.plate) { () -> [Float] in
             let removal = HairPlate.removal(hair)
             if var plate = analyses[0].plate, let skin = analyses[0].filledSkin {

@@ -2,8 +2,10 @@
 // coif batch-report results.jsonl… -o report.html
 import ArgumentParser
 import CoifCore
+import CoifFarm
 import CoifGroom
 import CoifPipeline
+import CoifReports
 import CoifVision
 import Foundation
 
@@ -51,23 +53,6 @@ struct Batch: ParsableCommand {
     @OptionGroup var styleDirectories: StyleDirectoryOptions
     @OptionGroup var global: GlobalOptions
 
-    /// What the job is rendered with, beyond each item's own inputs: the version and the executable's
-    /// digest (a rebuilt Coif renders every item again), the models as the set-up recorded them (their
-    /// sidecars' digests; dlib's file by size and time), the parsing network's input size, and an assets
-    /// folder named in the environment. Not the GPU: a farm of mixed renderers counts an item done on any.
-    static func build() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        var parts = [coifVersion, (try? Digest.sha256(file: "/proc/self/exe")) ?? "unknown-executable"]
-        let parsing = FaceParser.modelFile(size: FaceParser.defaultInputSize())
-        for model in [parsing, FaceMesh.landmarkModelFile, FaceMesh.detectorModelFile] {
-            parts.append(model + " " + (ModelCache.recorded(ModelCache.path(model))?.digest ?? "missing"))
-        }
-        let dlib = try? FileManager.default.attributesOfItem(atPath: FaceFinder.defaultPredictorPath)
-        parts.append("dlib \((dlib?[.size] as? Int) ?? 0) \(((dlib?[.modificationDate] as? Date)?.timeIntervalSince1970) ?? 0)")
-        parts.append("assets " + (environment["COIF_ASSETS_DIR"] ?? "embedded"))
-        return parts.joined(separator: "\n")
-    }
-
     /// The options alone, before anything is read: each refusal keeps its CoifError (22, naming the flag).
     func validate() throws {
         guard BatchOptions.workerRange.contains(workers) else {
@@ -89,7 +74,7 @@ struct Batch: ParsableCommand {
             // appends from several machines to one file stay whole.
             let defaultResults = shard.count == 1 ? "results.jsonl" : "results-\(shard.index)-of-\(shard.count).jsonl"
             let resultsPath = results ?? (out as NSString).appendingPathComponent(defaultResults)
-            let job = try BatchJob.load(path: jobFile, outputDirectory: out, build: Self.build(),
+            let job = try BatchJob.load(path: jobFile, outputDirectory: out, build: BuildFingerprint.current(version: coifVersion),
                                         userStyleDirectories: styleDirectories.directories,
                                         reserved: [resultsPath]) { try StyleLibrary.standard(userDirectories: $0) }
             var options = BatchOptions(resultsPath: resultsPath)

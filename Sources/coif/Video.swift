@@ -3,8 +3,10 @@
 // coif video-join SEGMENT.mp4… -o OUT.mp4 [--audio-from IN]
 import ArgumentParser
 import CoifCore
+import CoifFarm
 import CoifMedia
 import CoifPipeline
+import CoifReports
 import CoifRender
 import CoifVision
 import Foundation
@@ -141,11 +143,11 @@ struct VideoCommand: ParsableCommand {
                 guard options.frames == nil else {
                     throw CoifError.invalidOption(name: "--segment", reason: "give one of --segment, --frames and --start/--duration")
                 }
-                let (frames, name) = try Self.segmentFrames(segment, input: input, output: output)
-                options.frames = frames
-                options.output = name(output)
-                options.timingPath = timing.map(name)
-                options.summaryPath = summary.map(name)
+                let part = try ClipSegment.resolve(segment, input: input)
+                options.frames = part.frames
+                options.output = part.named(output)
+                options.timingPath = timing.map(part.named)
+                options.summaryPath = summary.map(part.named)
             }
             let mode = try progressMode()
             let written = [options.output] + [options.timingPath, options.summaryPath].compactMap { $0 }
@@ -180,31 +182,6 @@ struct VideoCommand: ParsableCommand {
         let a = Int((from * rate).rounded())
         let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
         return a...b
-    }
-
-    /// `--segment I/N|auto`: block I of N of the clip's frames (⌊I·M/N⌋ … ⌊(I+1)·M/N⌋ − 1 of M, as batch
-    /// shards its items), and the output path with `{segment}` replaced by I, zero-padded to N's digits, so
-    /// the parts sort in order for `coif video-join`.
-    static func segmentFrames(_ text: String, input: String, output: String) throws -> (ClosedRange<Int>, (String) -> String) {
-        let shard: BatchShard
-        if text == "auto" {
-            guard let given = try BatchShard.fromEnvironment(ProcessInfo.processInfo.environment) else {
-                throw CoifError.invalidOption(name: "--segment", reason: "'auto' needs a Slurm job array or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with COIF_SHARD_COUNT); none is set")
-            }
-            shard = given
-        } else {
-            do { shard = try BatchShard.parse(text) } catch {
-                throw CoifError.invalidOption(name: "--segment", reason: "must be I/N with 0 ≤ I < N (0-based) or 'auto', got \"\(text)\"")
-            }
-        }
-        let total = try VideoProbe.countFrames(path: input)
-        let block = shard.range(of: total)
-        guard !block.isEmpty else {
-            throw CoifError.invalidOption(name: "--segment", reason: "segment \(shard) of \(input)'s \(total) frames is empty: use fewer segments")
-        }
-        let digits = String(shard.count - 1).count
-        let index = String(format: "%0\(digits)d", shard.index)
-        return (block.lowerBound...(block.upperBound - 1), { $0.replacingOccurrences(of: "{segment}", with: index) })
     }
 
     /// `--frames A-B`: 0-based, inclusive.

@@ -3,9 +3,11 @@
 // disk that cuts a results line, an output folder that cannot be made, a folder where an item's PNG goes.
 // Each test builds its own input.
 import CoifCore
+import CoifFarm
 import CoifGroom
 import CoifMedia
 import CoifPipeline
+import CoifReports
 import CSystem
 import Foundation
 import Logging
@@ -268,6 +270,22 @@ final class BatchFaultTests: XCTestCase {
         let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains("1 damaged line(s) skipped"))
         XCTAssertTrue(html.contains("no face found"), "the readable line is read")
+    }
+
+    /// The batch report's stage figures are DurationSummary's, as `coif bench` and `coif video --summary` print
+    /// them: over ten renders of 1…10 ms the median is 5 (nearest rank), where the report's own percentile
+    /// (the value at the rounded index) said 6.
+    func testTheBatchReportSummarisesTimesAsTheBenchDoes() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let lines = (1...10).map { i in
+            #"{"index":\#(i),"status":"rendered","output":"o\#(i).png","photo":"p.png","style":"bob","color":"auburn","inputHash":"h","shard":"0/1","ms":\#(i),"host":"h","pid":1}"#
+        }
+        try AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: dir + "/results.jsonl")
+        let report = try BatchReport(resultsFiles: [dir + "/results.jsonl"])
+        let item = try XCTUnwrap(report.stageSummary.first { $0.stage == "item (render + write)" })
+        XCTAssertEqual(item.figures, DurationSummary((1...10).map(Double.init)))
+        XCTAssertEqual(item.figures.p50Ms, 5)
+        XCTAssertEqual(item.figures.count, 10)
     }
 
     /// `batch-report -o` onto a PNG it reads for a thumbnail is exit 22, the PNG untouched (it had been

@@ -4,6 +4,7 @@
 // processes on one shard both finish; a bad job file is refused before anything renders; a failing item is
 // recorded and the job goes on; an item's PNG is the bytes `coif render` writes for it.
 import CoifCore
+import CoifFarm
 import CoifGroom
 import CoifMedia
 import CoifPipeline

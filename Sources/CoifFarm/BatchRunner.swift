@@ -15,6 +15,7 @@
 // - An item that fails (an unreadable photo, no face) is recorded with its reason in the results file
 //   and the job goes on; a failure no item can survive (no GPU, a shader, a model, a full disk) stops it.
 import CoifCore
+import CoifPipeline
 import CoifGroom
 import CoifMedia
 import CoifVision
@@ -226,14 +227,14 @@ public final class BatchRunner: @unchecked Sendable {
     private func work(worker: Int, engine: TryOnEngine) {
         engine.holdsRenderTarget = true
         let needsParser = job.items.anyRemovesOwnHair
-        let parser: FaceParser?
-        do { parser = needsParser ? try engine.faceParser() : nil } catch {
+        let ownHair: OwnHairStage?
+        do { ownHair = needsParser ? try engine.ownHairStage() : nil } catch {
             stop(Self.coifError(error))
             return
         }
         // The analyzer, the parser and the head are lent to the analysis thread while this thread renders
         // (the render stages use none of them): one analysis runs at a time, always on that thread.
-        let lent = HandedOver((analyzer: engine.analyzer, parser: parser, head: engine.head))
+        let lent = HandedOver((analysis: engine.analysisStage, ownHair: ownHair))
         let all = job.items
         func analyse(_ items: PhotoGroup) -> BackgroundWork<Analysed> {
             BackgroundWork(name: "coif.batch-analyse") { [lent] in
@@ -242,12 +243,12 @@ public final class BatchRunner: @unchecked Sendable {
                 let analyses = Result { () -> [PhotoAnalysis] in
                     let job = try first.tryOnJob()
                     let frame = try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
-                    return try TryOnEngine.analyse(frame, faces: job.face, analyzer: lent.value.analyzer, timing: &timing)
+                    return try lent.value.analysis.analyse(frame, faces: job.face, timing: &timing)
                 }
                 var parsed: ParsedOwnHair?
-                if case .success(let found) = analyses, let parser = lent.value.parser, items.indices.contains(where: { all.settings(at: $0).keepOwnHair != true }) {
+                if case .success(let found) = analyses, let ownHair = lent.value.ownHair, items.indices.contains(where: { all.settings(at: $0).keepOwnHair != true }) {
                     do {
-                        parsed = try TryOnEngine.parseOwnHair(found, parser: parser, analyzer: lent.value.analyzer, head: lent.value.head, timing: &timing)
+                        parsed = try ownHair.parse(found, timing: &timing)
                     } catch {
                         return Analysed(items: items, analyses: .failure(error), parsed: nil, timing: timing)
                     }

@@ -4,6 +4,7 @@
 // (its analysis is paid once per block that holds it). The shard comes from `--shard I/N`, else a Slurm
 // job array, else a Kubernetes Indexed Job.
 import CoifCore
+import CoifPipeline
 
 public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// 0-based.

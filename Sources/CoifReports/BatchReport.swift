@@ -3,6 +3,7 @@
 // data URIs, so the page travels alone). An item's latest line wins, except that a done item stays done (done
 // is a file on disk: a second process's later failure on the same item does not undo it).
 import CoifCore
+import CoifFarm
 import CoifMedia
 import Foundation
 
@@ -45,8 +46,9 @@ public struct BatchReport: Sendable {
         latest.keys.sorted().compactMap { latest[$0] }.filter { $0.status == .rendered || $0.status == .done }.prefix(limit).map(\.output)
     }
 
-    /// Mean, median and 95th percentile of each stage (and the item's whole time) over the renders.
-    public var stageSummary: [(stage: String, mean: Double, p50: Double, p95: Double, n: Int)] {
+    /// Each stage's times (and the item's whole time) over the renders, summarised as `coif bench` and
+    /// `coif video --summary` summarise (DurationSummary: one definition of a percentile).
+    public var stageSummary: [(stage: String, figures: DurationSummary)] {
         var byStage: [String: [Double]] = [:]
         for r in renders {
             if let ms = r.ms { byStage["item (render + write)", default: []].append(ms) }
@@ -54,9 +56,8 @@ public struct BatchReport: Sendable {
         }
         let order = Stage.allCases.map(\.rawValue) + ["item (render + write)"]
         return order.compactMap { stage in
-            guard let values = byStage[stage]?.sorted(), !values.isEmpty else { return nil }
-            func pick(_ q: Double) -> Double { values[min(values.count - 1, Int((Double(values.count - 1) * q).rounded()))] }
-            return (stage, values.reduce(0, +) / Double(values.count), pick(0.5), pick(0.95), values.count)
+            guard let values = byStage[stage], !values.isEmpty else { return nil }
+            return (stage, DurationSummary(values))
         }
     }
 
@@ -87,8 +88,8 @@ public struct BatchReport: Sendable {
         }
         page += "<h2>Stage timing (ms, over \(renders.count) renders)</h2>\n<table><tr><th>stage</th><th>mean</th><th>p50</th><th>p95</th><th>n</th></tr>\n"
         for row in stageSummary {
-            page += "<tr><td>\(row.stage)</td>" + [row.mean, row.p50, row.p95].map { String(format: "<td class=\"n\">%.1f</td>", $0) }.joined()
-                + "<td class=\"n\">\(row.n)</td></tr>\n"
+            page += "<tr><td>\(row.stage)</td>" + [row.figures.meanMs, row.figures.p50Ms, row.figures.p95Ms].map { String(format: "<td class=\"n\">%.1f</td>", $0) }.joined()
+                + "<td class=\"n\">\(row.figures.count)</td></tr>\n"
         }
         page += "</table>\n"
         let done = items.filter { $0.status == .rendered || $0.status == .done }
@@ -112,7 +113,7 @@ public struct BatchReport: Sendable {
         let width = min(160, image.width)
         let height = max(1, image.height * width / image.width)
         var small = PixelImage(width: width, height: height, channels: 3)
-        ContactSheet.blitDownsampled(image, into: &small, x: 0, y: 0, width: width, height: height)
+        small.blitDownsampled(image, x: 0, y: 0, width: width, height: height)
         return (try? PNGFile.encode(small)).map { Data($0).base64EncodedString() }
     }
 

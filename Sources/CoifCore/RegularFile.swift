@@ -1,12 +1,11 @@
 // RegularFile: a report's input read whole, checked first as a regular file of bounded size: a FIFO would
 // block the read, /dev/zero never end, and a file far past what such a report holds is something else.
-import CoifCore
 import Foundation
 
-enum RegularFile {
+public enum RegularFile {
     /// The bytes of `path`, a `kind` (named in the refusals: "results file") of at most `maxBytes`.
     /// Missing, a folder or unreadable: `inputMissing`; not a regular file, or too large: `invalidOption`.
-    static func contents(of path: String, maxBytes: Int, kind: String) throws -> Data {
+    public static func contents(of path: String, maxBytes: Int, kind: String) throws -> Data {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { throw CoifError.inputMissing(path: path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {

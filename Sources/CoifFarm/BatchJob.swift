@@ -6,6 +6,7 @@
 // of the inputs. The order depends only on the lists' order, never on the order of the JSON's keys, so
 // every shard of a farm sees the same items at the same indices.
 import CoifCore
+import CoifPipeline
 import CoifGroom
 import CoifRender
 import CoifVision
@@ -39,7 +40,7 @@ public struct BatchJobFile: Codable, Sendable {
     }
 
     public init(from decoder: Decoder) throws {
-        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try StrictDecoding.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         photos = try c.decodeIfPresent([String].self, forKey: .photos)
         styles = try c.decodeIfPresent([String].self, forKey: .styles)
@@ -59,7 +60,7 @@ public struct BatchVariant: Codable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case name, settings }
 
     public init(from decoder: Decoder) throws {
-        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try StrictDecoding.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         settings = try c.decodeIfPresent(RenderSettings.self, forKey: .settings)
@@ -78,7 +79,7 @@ public struct BatchItemSpec: Codable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case photo, style, color, output, settings }
 
     public init(from decoder: Decoder) throws {
-        try RenderSettings.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        try StrictDecoding.refuseUnknownKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         photo = try c.decode(String.self, forKey: .photo)
         style = try c.decodeIfPresent(String.self, forKey: .style)

@@ -1,0 +1,113 @@
+// The stages before the render, as values holding the models they run and nothing of the renderer:
+//   analyse (AnalysisStage)  faces, landmarks and pose;
+//   parse (OwnHairStage)     the own hair's parse, each head sized to the person and given its hairline;
+//   plate (PlateStage)       the photo with the own hair taken away, per seed.
+// The engine runs them for a still; a batch lends an AnalysisStage and an OwnHairStage to a second thread that
+// analyses the next photo while the engine renders this one on its GPU context; video fills its plate per frame.
+import CoifCore
+import CoifGroom
+import CoifMedia
+import CoifRender
+import CoifVision
+import Foundation
+
+/// analyse: detect → landmarks → pose for the faces a job asks for (see FaceAnalyzer).
+public struct AnalysisStage {
+    public let analyzer: FaceAnalyzer
+
+    public init(analyzer: FaceAnalyzer) { self.analyzer = analyzer }
+
+    public func analyse(_ frame: Frame, faces choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try analyzer.analyse(frame, faces: choice, timing: &timing).map { PhotoAnalysis(frame: frame, face: $0) }
+    }
+}
+
+/// parse: the own hair of a frame's analysed faces (the face-parsing network on a crop around each, a soft matte
+/// at the photo's resolution), and each face resized to the person's head and given its own hairline. Seed-free:
+/// a batch keeps it per photo and fills a plate per seed from it.
+public struct OwnHairStage {
+    public let parser: FaceParser
+    public let analyzer: FaceAnalyzer
+    public let head: HeadModel
+
+    public init(parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel) {
+        self.parser = parser
+        self.analyzer = analyzer
+        self.head = head
+    }
+
+    public func parse(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
+        let frame = analyses[0].frame
+        let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
+        var sized = analyses
+        for i in sized.indices {
+            let face = sized[i]
+            sized[i] = HeadSizing.fit(face, hair: hair, head: head) { try analyzer.solvePose(for: face.face, intrinsics: $0) }
+        }
+        let persons = sized.map { analysis in
+            PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: frame.image.width,
+                                                                               height: frame.image.height)
+        }
+        return ParsedOwnHair(analyses: sized, hair: hair, persons: persons)
+    }
+
+    /// parse + plate: every analysed face's own hair, merged, and the plate (skin inside the heads' silhouettes,
+    /// background outside). Once per frame: a sheet or golden suite of many styles on one photo parses it once.
+    /// Returns the analyses with `ownHair` and `plate` set.
+    public func remove(_ analyses: [PhotoAnalysis], plate: PlateStage, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        guard !analyses.isEmpty else { return analyses }
+        return try plate.fill(try parse(analyses, timing: &timing), seed: seed, timing: &timing)
+    }
+}
+
+/// plate: the photo with the parsed own hair taken away (its fill depends on the seed), and the scalp hair.
+public struct PlateStage {
+    public let head: HeadModel
+
+    public init(head: HeadModel) { self.head = head }
+
+    public func fill(_ parsed: ParsedOwnHair, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        let sized = parsed.analyses, persons = parsed.persons, hair = parsed.hair
+        let frame = sized[0].frame
+        let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
+            // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
+            // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
+            let width = frame.image.width, height = frame.image.height
+            var drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
+            // Each person's neck band: part of their skin region, and lit as the cylinder it is.
+            let necks = persons.map { $0.map { HeadRegion.neckBand($0, classes: hair.classes, width: width, height: height) } }
+            let heads = zip(persons, necks).compactMap { person, neck -> (person: PersonHead, region: [UInt8])? in
+                guard let person, let neck else { return nil }
+                var region = HeadRegion.skin(person, neck: neck, labels: drawn.labels, width: width, height: height)
+                HeadRegion.joinVisibleEars(&region, person: person, classes: hair.classes, width: width, height: height)
+                return (person, region)
+            }
+            for ((person, neck), luminance) in zip(zip(persons, necks), drawn.luminance) {
+                guard let person, let neck, let luminance else { continue }
+                HeadRender.shadeNeck(neck, jaw: Array(person.jaw[3...13]), luminance: luminance, width: width, height: height, buffers: &drawn)
+            }
+            let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: Self.otherFaces(sized), seed: seed)
+            return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
+        }
+        let scalpHair = timing.measure(.plate) {
+            ScalpHair(weights: plate.scalp, texture: HairPlate.scalpTexture(frame.image, scalp: plate.scalp, heads: plate.heads, seed: seed),
+                      width: frame.image.width)
+        }
+        return zip(sized, persons).map { analysis, person in
+            var a = analysis
+            a.ownHair = hair
+            a.plate = plate.image
+            a.scalpHair = scalpHair
+            a.filledSkin = plate.skin
+            a.person = person
+            return a
+        }
+    }
+
+    /// The photo's faces that `analyses` leave out (`--face largest` in a couple's photo): their hair stays
+    /// theirs (HairPlate.keepOthersHair).
+    package static func otherFaces(_ analyses: [PhotoAnalysis]) -> [FaceBox] {
+        guard let first = analyses.first else { return [] }
+        return first.faceBoxes.filter { box in !analyses.contains { FaceAnalyzer.overlap($0.chosen.box, box) > 0.5 } }
+    }
+}
