@@ -62,11 +62,20 @@ let package = Package(
         .target(name: "CoifGPU", dependencies: ["CoifCore", "CEGL"]),
         .target(name: "CoifRender", dependencies: ["CoifCore", "CoifGPU", "CoifGroom"]),
         .target(name: "CoifDiff", dependencies: ["CoifCore", "CoifMedia"]),
-        // The production path: the try-on's stages, the engine, video, previews, sheets, recolour.
+        // The production path: the try-on's stages, the engine, previews, sheets, recolour.
         .target(
             name: "CoifPipeline",
             dependencies: [
                 "CoifCore", "CoifAssets", "CoifMedia", "CoifVision", "CoifGroom", "CoifGPU", "CoifRender",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Video: a clip through the try-on's stages on threads joined by bounded queues (clip I/O is CoifMedia's).
+        // Uses only the try-on's public API.
+        .target(
+            name: "CoifVideo",
+            dependencies: [
+                "CoifCore", "CoifMedia", "CoifVision", "CoifGroom", "CoifRender", "CoifPipeline",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -85,13 +94,13 @@ let package = Package(
         // evaluations, robustness, the groom benchmark. The only user of CoifDiff besides `coif diff`.
         .target(
             name: "CoifEval",
-            dependencies: ["CoifCore", "CoifMedia", "CoifVision", "CoifGroom", "CoifRender", "CoifPipeline", "CoifDiff"]
+            dependencies: ["CoifCore", "CoifMedia", "CoifVision", "CoifGroom", "CoifRender", "CoifPipeline", "CoifVideo", "CoifDiff"]
         ),
         .executableTarget(
             name: "coif",
             // Every module it imports, declared (none reached through another's dependencies).
             dependencies: [
-                "CoifPipeline", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
+                "CoifPipeline", "CoifVideo", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifGroom", "CoifMedia", "CoifRender", "CoifVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -103,7 +112,7 @@ let package = Package(
 
         .testTarget(
             name: "CoifTests",
-            dependencies: ["CoifPipeline", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
+            dependencies: ["CoifPipeline", "CoifVideo", "CoifFarm", "CoifReports", "CoifEval", "CoifDiff", "CoifCore", "CoifMedia", "CoifVision", "CoifGroom",
                            "CoifGPU", "CoifRender", "CoifAssets", "CVision", .product(name: "Logging", package: "swift-log")]
         ),
     ],

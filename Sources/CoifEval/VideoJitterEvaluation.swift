@@ -11,6 +11,7 @@
 //     shading's flicker.
 import CoifCore
 import CoifPipeline
+import CoifVideo
 import CoifVision
 import Foundation
 

@@ -37,9 +37,6 @@ public struct PhotoAnalysis: Sendable {
     /// The person's face frame with their own hairline (from the own hair's matte), once the plate has run:
     /// where each style's front is put (HairlineFit). nil keeps styles as grown.
     public var person: PersonHead?
-    /// A slide held for a shot (a video's frames keep their first keyframe's, so the style neither creeps
-    /// over the forehead nor is re-made each frame); nil fits it to `person`.
-    public var pinnedSlideTilt: Float?
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -65,6 +62,12 @@ public struct ParsedOwnHair: Sendable {
     public var analyses: [PhotoAnalysis]
     public var hair: OwnHair
     public var persons: [PersonHead?]
+
+    public init(analyses: [PhotoAnalysis], hair: OwnHair, persons: [PersonHead?]) {
+        self.analyses = analyses
+        self.hair = hair
+        self.persons = persons
+    }
 }
 
 /// The outcome of a still.

@@ -11,6 +11,21 @@ import CoifVision
 import Foundation
 import Logging
 
+/// What a shot holds steady, decided from its first frame (`TryOnEngine.shot(opening:style:job:)`): the strands'
+/// level of detail and the style's slide onto the person's hairline. A still is a one-frame shot.
+public struct Shot: Sendable, Equatable {
+    public var levelOfDetail: LevelOfDetail
+    public var slide: ScalpSlide?
+
+    public init(levelOfDetail: LevelOfDetail, slide: ScalpSlide?) {
+        self.levelOfDetail = levelOfDetail
+        self.slide = slide
+    }
+
+    /// The face width's step (px) the level of detail is chosen at.
+    public static let faceWidthStepPx = 16.0
+}
+
 extension TryOnEngine {
     /// scene → layers → composite for analysed faces of one frame, as `job` asks (its style, look, seed,
     /// detail). One face is drawn as it is; several are laid over each other (see `renderAll`).
@@ -29,8 +44,13 @@ extension TryOnEngine {
         return try render([analysis], job: job, timing: &timing)
     }
 
-    func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+    /// scene → layers → composite for analysed faces of one frame in `style`. `shots` (one per face) holds what
+    /// a clip keeps steady from its shot's first frame; without it each face is a one-frame shot of its own
+    /// (`shot(opening:style:job:)`), which is what a still is.
+    public func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, shots: [Shot]? = nil,
+                       timing: inout FrameTiming) throws -> TryOnResult {
         guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
+        guard shots == nil || shots!.count == analyses.count else { throw CoifError.internalError("render: a shot for each face") }
         var analyses = analyses
         if job.removesOwnHair && analyses[0].plate == nil {
             // A caller that did not run `removeOwnHair` (a colour-only re-render, a test) gets the last frame's
@@ -59,7 +79,8 @@ extension TryOnEngine {
             }
             for i in analyses.indices { analyses[i].ownHair = parsed.hair }
         }
-        var result = try renderOver(analyses, style: style, job: job, timing: &timing)
+        let shots = try shots ?? analyses.map { try shot(opening: $0, style: style, job: job) }
+        var result = try renderOver(analyses, style: style, job: job, shots: shots, timing: &timing)
         if job.removesOwnHair {
             result.ownHair = analyses[0].ownHair
             result.plate = analyses[0].plate
@@ -68,17 +89,15 @@ extension TryOnEngine {
     }
 
     /// The hair composited over the plate when the job removes the own hair, else over the photo.
-    func renderOver(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, timing: inout FrameTiming) throws -> TryOnResult {
+    func renderOver(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, shots: [Shot], timing: inout FrameTiming) throws -> TryOnResult {
         let first = analyses[0]
         let image = job.removesOwnHair ? first.plate! : first.frame.image
         if analyses.count == 1 {
             let finish = photoFinish(job, analysis: first, timing: &timing)
-            let region = holdingScalpHair(try hairRegion(analysis: first, style: style, extraMarginPx: finish?.blurRadiusPx ?? 0),
+            let region = holdingScalpHair(try hairRegion(analysis: first, style: style, slide: shots[0].slide, extraMarginPx: finish?.blurRadiusPx ?? 0),
                                           job: job, analysis: first)
-            let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job) }
-            // The face's skin, read once for the light (when it is wanted).
-            let skin = job.lightsFromPhoto ? faceSkin(first, timing: &timing) : []
-            let look = try drawLook(job, scene: scene, analysis: first, region: region, skin: skin, timing: &timing)
+            let scene = try timing.measure(.scene) { try self.scene(for: first, style: style, job: job, shot: shots[0]) }
+            let look = try drawLook(job, scene: scene, analysis: first, region: region, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
                 if shadowed { occludeSkin(&skinLight, under: layer, faceWidthPx: first.faceWidthPx) }
@@ -91,7 +110,7 @@ extension TryOnEngine {
             record(&timing, image: image, strands: scene.strands.strandCount, segments: scene.strands.segmentCount, faceWidthPx: first.faceWidthPx)
             return TryOnResult(images: images, timing: timing, levelOfDetail: scene.levelOfDetail, analysis: first, look: look)
         }
-        return try renderAll(analyses, style: style, job: job, over: image, timing: &timing)
+        return try renderAll(analyses, style: style, job: job, shots: shots, over: image, timing: &timing)
     }
 
     /// Hair on every analysed face of one frame. Each face's hair layer is drawn as one face's is, then the
@@ -100,15 +119,15 @@ extension TryOnEngine {
     /// premultiplied linear light, then composited over the photo once, exactly as a single layer is. The
     /// result's analysis and level of detail are the first (largest) face's; the timing's strand and
     /// segment counts are the sums over faces.
-    func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, over image: PixelImage,
-                           timing: inout FrameTiming) throws -> TryOnResult {
+    func renderAll(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, shots: [Shot], over image: PixelImage,
+                   timing: inout FrameTiming) throws -> TryOnResult {
         let first = analyses[0]
         // The largest face's grain and softness for every face's hair.
         let finish = photoFinish(job, analysis: first, timing: &timing)
         let margin = finish?.blurRadiusPx ?? 0
         // One crop holding every face's hair, so the layers line up pixel for pixel.
-        let region = holdingScalpHair(try analyses.dropFirst().map { try hairRegion(analysis: $0, style: style, extraMarginPx: margin) }
-            .reduce(try hairRegion(analysis: first, style: style, extraMarginPx: margin)) { $0.union($1) }, job: job, analysis: first)
+        let region = holdingScalpHair(try zip(analyses, shots).dropFirst().map { try hairRegion(analysis: $0, style: style, slide: $1.slide, extraMarginPx: margin) }
+            .reduce(try hairRegion(analysis: first, style: style, slide: shots[0].slide, extraMarginPx: margin)) { $0.union($1) }, job: job, analysis: first)
         var accumulated = HairLayer(width: region.width, height: region.height)
         // Every face's hair shadow on its own skin, multiplied (R).
         var lightLeft: HairLayer?
@@ -119,9 +138,8 @@ extension TryOnEngine {
             a.element.pose.tvec[2] != b.element.pose.tvec[2] ? a.element.pose.tvec[2] > b.element.pose.tvec[2] : a.offset < b.offset
         }
         for (index, analysis) in farthestFirst {
-            let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job) }
-            let skin = job.lightsFromPhoto ? faceSkin(analysis, timing: &timing) : []
-            let faceLook = try drawLook(job, scene: scene, analysis: analysis, region: region, skin: skin, timing: &timing)
+            let scene = try timing.measure(.scene) { try self.scene(for: analysis, style: style, job: job, shot: shots[index]) }
+            let faceLook = try drawLook(job, scene: scene, analysis: analysis, region: region, timing: &timing)
             if index == 0 { firstLod = scene.levelOfDetail; firstLook = faceLook }
             if try timing.measure(.readback, { try renderer.readSkinLight(into: &skinLight) }) {
                 if lightLeft == nil {
@@ -207,14 +225,18 @@ extension TryOnEngine {
     /// (1×1 at the corner when the hair is entirely outside the photo: nothing shows.)
     public func hairRegion(analysis: PhotoAnalysis, style name: String?) throws -> PixelRect {
         // As a job renders it by default: with room for the photo finish's blur.
-        try hairRegion(analysis: analysis, style: try styles.resolve(name), extraMarginPx: PhotoFinish.estimate(analysis)?.blurRadiusPx ?? 0)
+        let style = try styles.resolve(name)
+        return try hairRegion(analysis: analysis, style: style, slide: try hairlineFit(analysis, style: style),
+                              extraMarginPx: PhotoFinish.estimate(analysis)?.blurRadiusPx ?? 0)
     }
 
-    /// - Parameter extraMarginPx: more room around the hair (the reach of the layer's blur).
-    func hairRegion(analysis: PhotoAnalysis, style: Style, extraMarginPx: Int = 0) throws -> PixelRect {
+    /// - Parameters:
+    ///   - slide: the style's slide onto the person's hairline (the shot's).
+    ///   - extraMarginPx: more room around the hair (the reach of the layer's blur).
+    func hairRegion(analysis: PhotoAnalysis, style: Style, slide: ScalpSlide?, extraMarginPx: Int = 0) throws -> PixelRect {
         let camera = analysis.camera
         guard cropsToHair else { return PixelRect(x: 0, y: 0, width: camera.widthPx, height: camera.heightPx) }
-        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm, slid: try hairlineFit(analysis, style: style))
+        let box = try styles.headSpaceBox(style, marginMm: Self.hairBoxMarginMm, slid: slide)
         return camera.pixelsCovering(low: box.low, high: box.high, headToCamera: analysis.headToCamera,
                                      marginPx: Self.hairRegionMarginPx + extraMarginPx) ?? PixelRect(x: 0, y: 0, width: 1, height: 1)
     }
@@ -236,11 +258,21 @@ extension TryOnEngine {
         return finish
     }
 
-    /// scene: the style's strands at the level of detail of this face (or the job's pinned one) and its
+    /// What a shot holds steady from its first frame, `first`: the strands' level of detail (the job's pinned
+    /// one, else the one a face of `first`'s width deserves for `style`, the width rounded to 16 px so segments of
+    /// one clip, whose first frames differ by a pixel, pick the same) and the style's slide onto the person's
+    /// hairline. A still is a one-frame shot: a clip's frame and a still of it draw the same strands.
+    public func shot(opening first: PhotoAnalysis, style: Style, job: TryOnJob) throws -> Shot {
+        let faceWidthPx = max(Shot.faceWidthStepPx, (first.faceWidthPx / Shot.faceWidthStepPx).rounded() * Shot.faceWidthStepPx)
+        let lod = try job.levelOfDetail ?? LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
+                                                                resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+        return Shot(levelOfDetail: lod, slide: try hairlineFit(first, style: style))
+    }
+
+    /// scene: the style's strands at the shot's level of detail, slid as the shot slides them, and its
     /// under-layer, on the GPU.
-    func scene(for analysis: PhotoAnalysis, style: Style, job: TryOnJob) throws -> HairScene {
-        let lod = try levelOfDetail(faceWidthPx: analysis.faceWidthPx, style: style, job: job)
-        let slide = try hairlineFit(analysis, style: style)
+    func scene(for analysis: PhotoAnalysis, style: Style, job: TryOnJob, shot: Shot) throws -> HairScene {
+        let lod = shot.levelOfDetail, slide = shot.slide
         if let slide {
             logger.debug("hairline fit", metadata: ["style": "\(style.name)", "tiltDegrees": "\(slide.tilt * 180 / .pi)",
                                                     "hairlinePx": "\(analysis.person?.hairlineHeight ?? 0)"])
@@ -251,32 +283,27 @@ extension TryOnEngine {
                          shell: try shellGeometry(style: style, slide: slide), widths: widths)
     }
 
-    /// The job's pinned level of detail, else the one a face `faceWidthPx` wide deserves for `style`.
-    func levelOfDetail(faceWidthPx: Double, style: Style, job: TryOnJob) throws -> LevelOfDetail {
-        try job.levelOfDetail ?? LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
-                                                      resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
-    }
-
     /// How `style` sits on `analysis`'s head: its front slid to the person's own hairline where the plate
-    /// found the person's head (HairlineFit), as grown otherwise. A bisection over one projected point (the
-    /// hair's region and the scene each ask; cheaper than carrying it between them).
+    /// found the person's head (HairlineFit), as grown otherwise. Once per shot (`shot(opening:)`).
     func hairlineFit(_ analysis: PhotoAnalysis, style: Style) throws -> ScalpSlide? {
         guard let person = analysis.person, let front = try styles.frontHairline(style) else { return nil }
-        if let tilt = analysis.pinnedSlideTilt { return ScalpSlide(tilt: tilt, front: front) }
         return HairlineFit.fit(front: front, person: person, analysis: analysis, head: head)
     }
 
-    /// The face's skin as Coif's posed head sees it (PhotoLightEstimate.skinSamples), timed with the scene.
-    func faceSkin(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> [PhotoLightEstimate.SkinSample] {
-        timing.measure(.scene) { PhotoLightEstimate.skinSamples(analysis, head: head, normals: headNormals) }
+    /// The photo's light read off `analysis`'s face: its skin as Coif's posed head sees it
+    /// (PhotoLightEstimate.skinSamples), fitted (PhotoLightEstimate.estimate); nil where the face shows too little
+    /// skin to read. Timed with the scene. A still lights its hair by it; a clip eases it across the shot.
+    public func photoLight(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> PhotoLightEstimate? {
+        let skin = timing.measure(.scene) { PhotoLightEstimate.skinSamples(analysis, head: head, normals: headNormals) }
+        return timing.measure(.scene) { PhotoLightEstimate.estimate(skin) }
     }
 
-    /// The job's look, lit as the face whose `skin` this is when the job asks for the photo's light and the
-    /// face shows enough skin to read it (timed with the scene).
-    func look(_ job: TryOnJob, skin: [PhotoLightEstimate.SkinSample], timing: inout FrameTiming) -> HairLook {
+    /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face shows
+    /// enough skin to read it.
+    func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
         var look = job.look
         guard job.lightsFromPhoto else { return look }
-        if let estimate = timing.measure(.scene, { PhotoLightEstimate.estimate(skin) }) {
+        if let estimate = photoLight(analysis, timing: &timing) {
             look.lighting = estimate.lighting(base: look.lighting)
             logger.debug("light from the photo", metadata: [
                 "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
@@ -290,8 +317,8 @@ extension TryOnEngine {
     /// pixels measured against the own hair and, where they differ, solved once more and drawn again.
     /// Throws `noOwnHair` when the face shows no own hair to read.
     func drawLook(_ job: TryOnJob, scene: HairScene, analysis: PhotoAnalysis, region: PixelRect,
-                  skin: [PhotoLightEstimate.SkinSample], timing: inout FrameTiming) throws -> HairLook {
-        var look = look(job, skin: skin, timing: &timing)
+                  timing: inout FrameTiming) throws -> HairLook {
+        var look = look(job, analysis: analysis, timing: &timing)
         guard look.matchesOwnHair else {
             try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
             return look

@@ -4,6 +4,7 @@ import CoifCore
 import CoifEval
 import CoifPipeline
 import CoifRender
+import CoifVideo
 import CoifVision
 import Foundation
 

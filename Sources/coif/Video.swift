@@ -6,8 +6,9 @@ import CoifCore
 import CoifFarm
 import CoifMedia
 import CoifPipeline
-import CoifReports
 import CoifRender
+import CoifReports
+import CoifVideo
 import CoifVision
 import Foundation
 

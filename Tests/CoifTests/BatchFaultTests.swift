@@ -2,13 +2,13 @@
 // process's exit, file names that differ only in Unicode normalisation, FIFOs where files should be, a full
 // disk that cuts a results line, an output folder that cannot be made, a folder where an item's PNG goes.
 // Each test builds its own input.
+import CSystem
 import CoifCore
 import CoifFarm
 import CoifGroom
 import CoifMedia
 import CoifPipeline
 import CoifReports
-import CSystem
 import Foundation
 import Logging
 import XCTest

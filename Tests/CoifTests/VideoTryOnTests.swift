@@ -9,6 +9,7 @@ import CoifCore
 import CoifMedia
 @testable import CoifPipeline
 import CoifRender
+@testable import CoifVideo
 import CoifVision
 import Foundation
 import XCTest

@@ -12,6 +12,7 @@
 // more than `sceneChangeLevels` on average, the memory is dropped and starts again. Limit: a camera that pans
 // slowly keeps a memory that is slightly off until that test trips; a panning shot is not what it is for.
 import CoifCore
+import CoifPipeline
 import CoifVision
 import Foundation
 
