@@ -39,16 +39,19 @@ public struct OwnHairStage {
     public func parse(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
         let frame = analyses[0].frame
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
-        var sized = analyses
-        for i in sized.indices {
-            let face = sized[i]
-            sized[i] = HeadSizing.fit(face, hair: hair, head: head) { try analyzer.solvePose(for: face.face, intrinsics: $0) }
-        }
+        let sized = analyses.map { self.sized($0, hair: hair) }
         let persons = sized.map { analysis in
             PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: frame.image.width,
                                                                                height: frame.image.height)
         }
         return ParsedOwnHair(analyses: sized, hair: hair, persons: persons)
+    }
+
+    /// `analysis` resized to the person's head as `hair` shows it, its pose solved again under the lens that
+    /// size implies (HeadSizing.fit). A still sizes each face once; a clip measures each keyframe and eases
+    /// toward their median.
+    public func sized(_ analysis: PhotoAnalysis, hair: OwnHair) -> PhotoAnalysis {
+        HeadSizing.fit(analysis, hair: hair, head: head) { try analyzer.solvePose(for: analysis.face, intrinsics: $0) }
     }
 
     /// parse + plate: every analysed face's own hair, merged, and the plate (skin inside the heads' silhouettes,

@@ -87,9 +87,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
                 let parsed = try parser.parse(frame, boxes: [face.chosen.box], timing: &timing)
                 key = (face.chosen.landmarks, parsed, face.pose.yawDegrees, face.pose.pitchDegrees)
                 hair = parsed
-                let measured = HeadSizing.fit(PhotoAnalysis(frame: frame, face: face), hair: parsed, head: head) { intrinsics in
-                    try self.analyzer.solvePose(for: face, intrinsics: intrinsics)
-                }.sizing
+                let measured = OwnHairStage(parser: parser, analyzer: analyzer, head: head)
+                    .sized(PhotoAnalysis(frame: frame, face: face), hair: parsed).sizing
                 if measured != .unscaled {
                     sizingSamples.append(measured)
                     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -86,6 +86,28 @@ final class VideoTryOnTests: XCTestCase {
         }
     }
 
+    /// A still is a one-frame shot: a clip's first frame through `coif video --frames 0-0` is `coif render` of that
+    /// frame, to within what H.264 loses on it (the still's render encoded alone as the clip is, CRF 18, yuv420p).
+    /// Before the still took its level of detail as a shot does (the face width rounded to 16 px), this face drew
+    /// other strands in the clip than in the still.
+    func testAOneFrameClipIsTheStillOfThatFrame() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        let clip = try makeClip("one.mp4", filter: "crop=384:384:64:16", frames: 3, in: dir)
+        let first = try XCTUnwrap(try frames(clip).first)
+        try AtomicFile.write(try PNGFile.encode(first), to: dir + "/frame0.png")
+        let still = try Fixtures.runCoif(["render", dir + "/frame0.png", "--style", "bob", "-o", dir + "/still.png"])
+        XCTAssertEqual(still.status, 0, still.stderr)
+        let video = try Fixtures.runCoif(["video", clip, "--frames", "0-0", "--style", "bob", "-o", dir + "/one-frame.mp4", "--progress", "none"])
+        XCTAssertEqual(video.status, 0, video.stderr)
+        let rendered = try PNGFile.read(path: dir + "/still.png", channels: 3)
+        let encoded = try Fixtures.runShell("ffmpeg -nostdin -v error -y -i '\(dir)/still.png' -c:v libx264 -crf 18 -pix_fmt yuv420p '\(dir)/still.mp4'")
+        XCTAssertEqual(encoded.status, 0, encoded.stderr)
+        let floor = psnr(try XCTUnwrap(try frames(dir + "/still.mp4").first), rendered)
+        let shot = psnr(try XCTUnwrap(try frames(dir + "/one-frame.mp4").first), rendered)
+        print(String(format: "VideoTryOnTests: one-frame clip against the still %.2f dB; the still through H.264 %.2f dB", shot, floor))
+        XCTAssertGreaterThan(shot, floor - 0.6, "the clip's frame is not the still of that frame")
+    }
+
     func testAStillFaceGivesSteadyHairAndTheSameBytesTwice() throws {
         let dir = try Fixtures.temporaryDirectory()
         let clip = try makeClip("still.mp4", filter: "crop=384:384:64:16", frames: 12, in: dir)
