@@ -84,8 +84,8 @@ public final class PreviewEngine {
     /// One engine's bring-up at a time in a process (GPUContext.serialized says why).
     private static func makeRenderer(warmUpSizePx: Int?, skipWarmUp: () -> Bool = { false }) throws -> HairRenderer {
         try GPUContext.serialized {
-            let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
-            try renderer.prepareHeadShading(shaderSource: { Assets.text("Shaders/" + $0) })
+            let renderer = try HairRenderer.standard()
+            try renderer.prepareHeadShading(shaderSource: HairRenderer.embeddedShader)
             if let warmUpSizePx, !skipWarmUp() { try renderer.warmUp(sizePx: warmUpSizePx, headShading: true) }
             return renderer
         }

@@ -1,9 +1,11 @@
 // StandardAssets: the models and catalogs a process loads once, from the embedded Shaders/ and Meshes/
 // (CoifAssets) and Debian's dlib model: Coif's head, the built-in catalog, the style library with any user
-// catalogs, and the face analyzer.
+// catalogs, the face analyzer, and the renderer on its GPU context.
 import CoifAssets
 import CoifCore
+import CoifGPU
 import CoifGroom
+import CoifRender
 import CoifVision
 
 extension FaceAnalyzer {
@@ -45,4 +47,15 @@ extension StyleLibrary {
         try StyleLibrary(builtIn: try StyleCatalog.standard(), builtInFile: { Assets.text("Meshes/" + $0) },
                          userDirectories: environmentDirectories() + userDirectories, head: try head ?? HeadModel.standard())
     }
+}
+
+extension HairRenderer {
+    /// A renderer on a new GPU context with the embedded shaders: the one place outside CoifGPU that makes a
+    /// GPU context (an engine's and a preview's). Call inside `GPUContext.serialized`.
+    static func standard() throws -> HairRenderer {
+        try HairRenderer(context: try GPUContext(), shaderSource: embeddedShader)
+    }
+
+    /// An embedded shader's source by file name (Shaders/NAME).
+    static func embeddedShader(_ name: String) -> String? { Assets.text("Shaders/" + name) }
 }

@@ -89,7 +89,7 @@ public final class TryOnEngine {
         self.parserPath = parserPath
         // The GPU's bring-up, one engine at a time in a process (GPUContext.serialized says why).
         (renderer, occluder) = try GPUContext.serialized {
-            let renderer = try HairRenderer(context: try GPUContext(), shaderSource: { Assets.text("Shaders/" + $0) })
+            let renderer = try HairRenderer.standard()
             let occluder = renderer.upload(head: styles.head)
             try renderer.warmUp()
             return (renderer, occluder)
