@@ -43,7 +43,7 @@ package enum HeadRender {
         var buffers = Buffers(labels: [UInt8](repeating: HeadRegion.none, count: width * height),
                               shade: [Float](repeating: 0, count: width * height))
         var depth = [Float](repeating: .infinity, count: width * height)
-        let parts = partOfEachTriangle(head)
+        let parts = partOfEachTriangle(head), behind = behindTheEars(head)
         let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.headToCamera
@@ -70,9 +70,15 @@ package enum HeadRender {
             while t + 2 < head.indices.count {
                 let i0 = Int(head.indices[t]), i1 = Int(head.indices[t + 1]), i2 = Int(head.indices[t + 2])
                 if let a = projected[i0], let b = projected[i1], let c = projected[i2] {
+                    var label = parts[t / 3]
+                    if behind[t / 3] {
+                        let centre = (inCamera[i0] + inCamera[i1] + inCamera[i2]) / 3
+                        let facing = dot(normalize(normalsInCamera[i0] + normalsInCamera[i1] + normalsInCamera[i2]), normalize(-centre))
+                        if facing > HeadRegion.backOfHeadFacing { label = HeadRegion.backOfHead }
+                    }
                     rasterise(a, b, c, depths: (inCamera[i0].z, inCamera[i1].z, inCamera[i2].z),
                               normals: (normalsInCamera[i0], normalsInCamera[i1], normalsInCamera[i2]), luminance: luminance,
-                              label: parts[t / 3], width: width, height: height, buffers: &buffers, depth: &depth)
+                              label: label, width: width, height: height, buffers: &buffers, depth: &depth)
                 }
                 t += 3
             }
@@ -101,7 +107,7 @@ package enum HeadRender {
             for x in x0...x1 {
                 let i = y * width + x
                 let pixel = Vec2(Float(x) + 0.5, Float(y) + 0.5)
-                guard buffers.labels[i] != HeadRegion.lowerFace, buffers.labels[i] != HeadRegion.cranium,
+                guard buffers.labels[i] != HeadRegion.lowerFace, buffers.labels[i] != HeadRegion.cranium, buffers.labels[i] != HeadRegion.backOfHead,
                       let place = band.place(pixel) else { continue }
                 // OpenCV camera space: x right, y down, the camera along −z from the surface.
                 let s = place.across, n = Vec3(side.x * s, side.y * s, -(max(0, 1 - s * s)).squareRoot())
@@ -144,6 +150,28 @@ package enum HeadRender {
         }
         return parts
     }
+
+    /// Whether each triangle of `head` is skull behind the ears: above the chin and behind the plane of the jaw
+    /// line's top points (0 and 16, at the tragus; head space's +z is out of the face), and above the
+    /// cheekbones also the side of the skull up to `templeAheadOfEarMm` in front of it (over the ear and the
+    /// temple behind the brows' ends, which a turned head shows beside the face).
+    static func behindTheEars(_ head: HeadModel) -> [Bool] {
+        let l = head.landmarks68
+        let earZ = min(l[0].z, l[16].z), chinY = l[8].y, cheekY = (l[1].y + l[15].y) / 2
+        var behind: [Bool] = []
+        behind.reserveCapacity(head.indices.count / 3)
+        var t = 0
+        while t + 2 < head.indices.count {
+            let centre = (head.vertices[Int(head.indices[t])] + head.vertices[Int(head.indices[t + 1])] + head.vertices[Int(head.indices[t + 2])]) / 3
+            let plane = centre.y >= cheekY ? earZ + templeAheadOfEarMm : earZ
+            behind.append(centre.z < plane && centre.y >= chinY)
+            t += 3
+        }
+        return behind
+    }
+
+    /// How far in front of the tragus the skull's side above the cheekbones counts as the back of the head (mm).
+    static let templeAheadOfEarMm: Float = 20
 
     /// One triangle, pixel centres inside it (half-open edge tests), depth interpolated as 1/z and tested: the
     /// nearest surface's label is kept, and its shading from the normal interpolated perspective-correctly.

@@ -339,10 +339,19 @@ public enum HairPlate {
             drawBrows(person, photo: image.pixels, hair: hair, removed: remove, width: width, height: height,
                       seed: seed ^ (UInt64(k) &* 0x9E37_79B9_7F4A_7C15), into: &out)
         }
-        // Sideburns taper: the most any head allows over each scalp pixel.
+        // Sideburns taper: the most any head allows over each scalp pixel. Over the back of a turned head the
+        // hair runs on down to the nape instead; the two meet softly (over 2% of the face's width), not along the
+        // drawn head's triangles.
+        var back: [Float] = []
+        if heads.contains(where: { $0.region.contains(HeadRegion.backOfHeadValue) }) {
+            back = (0..<(width * height)).map { i in heads.contains { $0.region[i] == HeadRegion.backOfHeadValue } ? 1 : 0 }
+            let faceWidth = 2 * (heads.map(\.person.halfWidth).max() ?? 0)
+            cv_soften(&back, Int32(width), Int32(height), max(1, 0.02 * faceWidth))
+        }
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
-            scalp[i] *= heads.reduce(0) { max($0, $1.person.scalpTaper(p)) }
+            let w = back.isEmpty ? 0 : min(max(back[i], 0), 1)
+            scalp[i] *= heads.reduce(0) { max($0, w * $1.person.napeTaper(p) + (1 - w) * $1.person.scalpTaper(p)) }
         }
         // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
         let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }

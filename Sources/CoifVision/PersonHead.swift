@@ -214,6 +214,17 @@ public struct PersonHead: Sendable {
         return min(max(t, 0), 1)
     }
 
+    /// Where the hair at the back of the head ends, in middle thirds below the brows: whole down to `napeFull`
+    /// (about the ear lobe, which ends near the nose's base), none below `napeEnd` (the nape's hairline).
+    public static let napeFull: Float = -1.05, napeEnd: Float = -1.2
+
+    /// How much hair the back of a turned head carries at `point`, 0…1 (scalpTaper's counterpart behind the
+    /// ears): the crop runs on below the sideburns' length, down to the nape, where the neck is skin.
+    public func napeTaper(_ point: Vec2) -> Float {
+        let u = local(point).up / middleThird
+        return min(max((u - Self.napeEnd) / (Self.napeFull - Self.napeEnd), 0), 1)
+    }
+
     /// The eyes alone as triangles, each a fan about its centre grown 1.15 times (the opening, its lids and
     /// lashes): the windows a plate keeps whole even under hair. Grown 1.6 times (to the shadow under a brow),
     /// they kept the fringe's strands beside the eyes: grey smudges round eyes on a bare forehead.
@@ -285,8 +296,17 @@ public struct PersonHead: Sendable {
 ///    drawn head's own neck, posed with the head, laid a slab along a tilted face. Where hair hid the neck the
 ///    head sits on one; it is never wider than the jaw, never a block beside it.
 public enum HeadRegion {
-    /// The drawn head's labels.
-    public static let none: UInt8 = 0, cranium: UInt8 = 1, lowerFace: UInt8 = 2, neck: UInt8 = 3
+    /// The drawn head's labels. `backOfHead`: the skull behind the ears where it faces the camera (a head turned
+    /// from the camera shows it behind the near ear, down to the nape; a frontal one only edge-on, so never).
+    public static let none: UInt8 = 0, cranium: UInt8 = 1, lowerFace: UInt8 = 2, neck: UInt8 = 3, backOfHead: UInt8 = 4
+    /// The least cosine between the back of the head's surface and the line to the camera for it to be drawn as
+    /// the back of the head: 60° from facing the camera. A frontal head's skull behind the ears is seen edge-on
+    /// at its outline beside the temples, where it would widen the head; turned 35° or more, its side behind the
+    /// near ear faces the camera.
+    public static let backOfHeadFacing: Float = 0.5
+    /// The region's value over the back of the head (255 elsewhere inside): hair-bearing down to the nape, so the
+    /// nape's taper (PersonHead.napeTaper), not the sideburns', applies there.
+    public static let backOfHeadValue: UInt8 = 128
     /// The neck's half-width over half the jaw's width between landmarks 4 and 12 (a neck is a little
     /// narrower than the jaw above it, seen from the front).
     public static let neckToJaw: Float = 0.9
@@ -357,7 +377,8 @@ public enum HeadRegion {
         return NeckBand(top: top, down: down, halfWidth: neckToJaw * jawWidth / 2, length: length)
     }
 
-    /// The skin region (255 inside) of `person` over `labels` (width×height, HeadRender's), with `neck`, the
+    /// The skin region (255 inside; `backOfHeadValue` over the back of a turned head) of `person` over `labels`
+    /// (width×height, HeadRender's), with `neck`, the
     /// person's neck band (`neckBand`; the plate also shades it, so it is found once).
     public static func skin(_ person: PersonHead, neck: NeckBand, labels: [UInt8], width: Int, height: Int) -> [UInt8] {
         precondition(labels.count == width * height)
@@ -376,6 +397,13 @@ public enum HeadRegion {
         for i in 0..<(width * height) {
             let pixel = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
             if neck.place(pixel) != nil { region[i] = 255; continue }
+            // The back of a turned head is skull wherever it shows: the cranium-above-the-brows rule cut it off
+            // below the brows, and behind the near ear the fill painted the background into a notch.
+            // Down to the nape's hairline: below it the neck, which the band draws.
+            if labels[i] == backOfHead, region[i] == 0 {
+                if person.local(pixel).up >= PersonHead.napeEnd * person.middleThird { region[i] = backOfHeadValue }
+                continue
+            }
             guard labels[i] == cranium else { continue }
             let p = person.local(pixel)
             if p.up >= 0 {
@@ -441,7 +469,10 @@ public enum HeadRegion {
             for k in 1..<(hull.count - 1) {
                 for p in [hull[0], hull[k], hull[k + 1]] { triangles += [p.x - 0.5, p.y - 0.5] }
             }
+            // The back of the head the hull takes in stays the back of the head (hair-bearing, not the ear's skin).
+            let back = region.indices.filter { region[$0] == backOfHeadValue }
             cv_fill_triangles(&region, Int32(width), Int32(height), triangles, Int32(triangles.count / 6))
+            for i in back { region[i] = backOfHeadValue }
         }
     }
 

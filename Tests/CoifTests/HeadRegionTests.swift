@@ -581,6 +581,34 @@ final class HeadRegionTests: XCTestCase {
     /// the head between the ear and the jaw's top becomes skin region, so the ear is not left floating in the
     /// background the fill paints round it (u2net man5: a dark blob beside the cheek). An "ear" beyond reach of
     /// the jaw, or a speck, is not joined.
+    /// The back of a turned head is head: on camera.png (the photographer, turned well away from the camera) the
+    /// skull behind his near ear is drawn as the back of the head and joins his region, hair-bearing down to the
+    /// nape; the frontal astronaut shows none of it. The cranium above the brows and the face inside the jaw
+    /// line left a notch behind the ear that the fill painted with the sky (a grey ghost of the old head).
+    func testTheBackOfATurnedHeadIsHeadNotBackground() throws {
+        _ = try OwnHairTests.requireModel()
+        let camera = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
+        guard FileManager.default.fileExists(atPath: camera) else { throw XCTSkip("\(camera) is missing (install Debian python3-skimage)") }
+        let engine = try Fixtures.sharedEngine()
+        func backOfHead(_ path: String) throws -> (drawn: Int, region: Int) {
+            var timing = FrameTiming()
+            let frame = try Frame.read(path: path)
+            let parsed = try engine.parseOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), timing: &timing)
+            let person = try XCTUnwrap(parsed.persons[0])
+            let width = frame.image.width, height = frame.image.height
+            let labels = HeadRender.draw(parsed.analyses.map { var a = $0; a.ownHair = parsed.hair; return a }, head: engine.head).labels
+            let region = HeadRegion.skin(person, neck: HeadRegion.neckBand(person, classes: parsed.hair.classes, width: width, height: height),
+                                         labels: labels, width: width, height: height)
+            return (labels.filter { $0 == HeadRegion.backOfHead }.count, region.filter { $0 == HeadRegion.backOfHeadValue }.count)
+        }
+        let turned = try backOfHead(camera)
+        let frontal = try backOfHead(try Fixtures.requireAstronaut())
+        print("HeadRegionTests: back of the head drawn \(turned.drawn) px, in the region \(turned.region) px; astronaut \(frontal.drawn), \(frontal.region)")
+        // Measured 3,198 px of camera.png's 512² (the skull behind his ear down to the nape).
+        XCTAssertGreaterThan(turned.region, 1500, "the back of a turned head joins its region")
+        XCTAssertEqual(frontal.region, 0, "a frontal head shows no back of the head")
+    }
+
     func testAnEarThePhotoShowsIsJoinedToTheFace() throws {
         let side = 400
         let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
