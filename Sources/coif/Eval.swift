@@ -202,7 +202,7 @@ struct EvalOwnHair: ParsableCommand {
     )
     @OptionGroup var judged: JudgedPhotos
 
-    @Option(help: "Comma-separated styles.")
+    @Option(name: .customLong("style"), help: "Comma-separated styles, as `coif sheet --style` takes them.")
     var styles: String = "pixie,buzz-cut,bob"
 
     @Flag(help: "Print the rows as JSON.")
@@ -240,7 +240,7 @@ struct EvalReadsAsHair: ParsableCommand {
     )
     @OptionGroup var judged: JudgedPhotos
 
-    @Option(help: "Comma-separated styles (default: every catalog style).")
+    @Option(name: .customLong("style"), help: "Comma-separated styles, as `coif sheet --style` takes them (default: every catalog style).")
     var styles: String?
 
     @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")
@@ -293,7 +293,7 @@ struct EvalBelievable: ParsableCommand {
     )
     @OptionGroup var judged: JudgedPhotos
 
-    @Option(help: "Comma-separated styles (default: buzz-cut,pixie,bob,long-wavy).")
+    @Option(name: .customLong("style"), help: "Comma-separated styles, as `coif sheet --style` takes them (default: buzz-cut,pixie,bob,long-wavy).")
     var styles: String = "buzz-cut,pixie,bob,long-wavy"
 
     @Option(name: .customLong("images"), help: "Write each composite here as <photo>-<style>.png, to look at.")

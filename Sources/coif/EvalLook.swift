@@ -16,7 +16,7 @@ struct EvalLook: ParsableCommand {
     @Argument(help: "Photos (the largest face of each).")
     var photos: [String] = []
 
-    @Option(help: "Comma-separated styles.")
+    @Option(name: .customLong("style"), help: "Comma-separated styles, as `coif sheet --style` takes them.")
     var styles: String = "long-wavy,pixie"
 
     @Option(help: "Comma-separated colours to render and judge (reads-as-hair per colour); `own` gives the own colour's ΔE76 and the detail ratio.")

@@ -515,7 +515,7 @@ final class BelievableTests: XCTestCase {
     /// `coif eval believable --json`: every figure present and in range, a summary per style.
     func testEvalBelievableReportsEveryFigure() throws {
         _ = try OwnHairTests.requireModel()
-        let run = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--styles", "bob", "--json"])
+        let run = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--style", "bob", "--json"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let rows = try XCTUnwrap(json["rows"] as? [[String: Any]])
@@ -529,12 +529,12 @@ final class BelievableTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(row["faceSkinPixels"] as? Int), 1000)
         XCTAssertEqual((json["styles"] as? [[String: Any]])?.count, 1)
         // The table and its summary as text: every row's figures and the summary's face widened.
-        let text = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--styles", "bob"])
+        let text = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--style", "bob"])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("widened"), text.stdout)
         XCTAssertTrue(text.stdout.contains("face widened median"), text.stdout)
         // A style that does not exist is refused before any work, as for render.
-        let bad = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--styles", "no-such-style"])
+        let bad = try Fixtures.runCoif(["eval", "believable", try Fixtures.requireAstronaut(), "--style", "no-such-style"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("no-such-style"), bad.stderr)
     }

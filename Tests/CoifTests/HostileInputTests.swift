@@ -464,7 +464,7 @@ final class HostileInputTests: XCTestCase {
             (["golden", "record", golden + "/cases.json", "--dir", golden], golden + "/cases.json"),
             (["golden", "record", golden + "/named-p.json", "--dir", golden, "--force"], golden + "/p.png"),
             (["golden", "verify", golden + "/named-p.json", "--dir", golden, "--report", golden + "/named-p.json"], golden + "/named-p.json"),
-            (["eval", "reads-as-hair", photo, dir + "/E/a-bob.png", "--styles", "bob", "--images", dir + "/E"], dir + "/E/a-bob.png"),
+            (["eval", "reads-as-hair", photo, dir + "/E/a-bob.png", "--style", "bob", "--images", dir + "/E"], dir + "/E/a-bob.png"),
         ]
         for (arguments, output) in cases {
             let run = try Fixtures.runCoif(arguments)
