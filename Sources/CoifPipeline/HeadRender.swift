@@ -43,7 +43,7 @@ package enum HeadRender {
         var buffers = Buffers(labels: [UInt8](repeating: HeadRegion.none, count: width * height),
                               shade: [Float](repeating: 0, count: width * height))
         var depth = [Float](repeating: .infinity, count: width * height)
-        let parts = partOfEachTriangle(head), behind = behindTheEars(head)
+        let parts = partOfEachTriangle(head)
         let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.headToCamera
@@ -70,8 +70,8 @@ package enum HeadRender {
             while t + 2 < head.indices.count {
                 let i0 = Int(head.indices[t]), i1 = Int(head.indices[t + 1]), i2 = Int(head.indices[t + 2])
                 if let a = projected[i0], let b = projected[i1], let c = projected[i2] {
-                    var label = parts[t / 3]
-                    if behind[t / 3] {
+                    var label = parts[t / 3].part
+                    if parts[t / 3].behindTheEars {
                         let centre = (inCamera[i0] + inCamera[i1] + inCamera[i2]) / 3
                         let facing = dot(normalize(normalsInCamera[i0] + normalsInCamera[i1] + normalsInCamera[i2]), normalize(-centre))
                         if facing > HeadRegion.backOfHeadFacing { label = HeadRegion.backOfHead }
@@ -135,39 +135,25 @@ package enum HeadRender {
 
     /// Each triangle's part of the head, by its centroid in head space: below the chin (landmark 8) the neck;
     /// above the cheekbones (the jaw's landmarks 1 and 15, where the face is widest) the cranium and temples;
-    /// between them the face's lower part, which the landmarks' jaw line bounds in the photo.
-    static func partOfEachTriangle(_ head: HeadModel) -> [UInt8] {
+    /// between them the face's lower part, which the landmarks' jaw line bounds in the photo. And whether it is
+    /// skull behind the ears: above the chin and behind the plane of the jaw line's top points (0 and 16, at the
+    /// tragus; head space's +z is out of the face), and above the cheekbones also the side of the skull up to
+    /// `templeAheadOfEarMm` in front of it (over the ear and the temple behind the brows' ends, which a turned
+    /// head shows beside the face); `draw` labels it the back of the head where it faces the camera.
+    static func partOfEachTriangle(_ head: HeadModel) -> [(part: UInt8, behindTheEars: Bool)] {
         let l = head.landmarks68
-        let chinY = l[8].y, cheekY = (l[1].y + l[15].y) / 2
-        var parts: [UInt8] = []
+        let chinY = l[8].y, cheekY = (l[1].y + l[15].y) / 2, earZ = min(l[0].z, l[16].z)
+        var parts: [(part: UInt8, behindTheEars: Bool)] = []
         parts.reserveCapacity(head.indices.count / 3)
         var t = 0
         while t + 2 < head.indices.count {
-            let y = (head.vertices[Int(head.indices[t])].y + head.vertices[Int(head.indices[t + 1])].y
-                     + head.vertices[Int(head.indices[t + 2])].y) / 3
-            parts.append(y < chinY ? HeadRegion.neck : y >= cheekY ? HeadRegion.cranium : HeadRegion.lowerFace)
+            let centre = (head.vertices[Int(head.indices[t])] + head.vertices[Int(head.indices[t + 1])] + head.vertices[Int(head.indices[t + 2])]) / 3
+            let part = centre.y < chinY ? HeadRegion.neck : centre.y >= cheekY ? HeadRegion.cranium : HeadRegion.lowerFace
+            let plane = centre.y >= cheekY ? earZ + templeAheadOfEarMm : earZ
+            parts.append((part, centre.z < plane && centre.y >= chinY))
             t += 3
         }
         return parts
-    }
-
-    /// Whether each triangle of `head` is skull behind the ears: above the chin and behind the plane of the jaw
-    /// line's top points (0 and 16, at the tragus; head space's +z is out of the face), and above the
-    /// cheekbones also the side of the skull up to `templeAheadOfEarMm` in front of it (over the ear and the
-    /// temple behind the brows' ends, which a turned head shows beside the face).
-    static func behindTheEars(_ head: HeadModel) -> [Bool] {
-        let l = head.landmarks68
-        let earZ = min(l[0].z, l[16].z), chinY = l[8].y, cheekY = (l[1].y + l[15].y) / 2
-        var behind: [Bool] = []
-        behind.reserveCapacity(head.indices.count / 3)
-        var t = 0
-        while t + 2 < head.indices.count {
-            let centre = (head.vertices[Int(head.indices[t])] + head.vertices[Int(head.indices[t + 1])] + head.vertices[Int(head.indices[t + 2])]) / 3
-            let plane = centre.y >= cheekY ? earZ + templeAheadOfEarMm : earZ
-            behind.append(centre.z < plane && centre.y >= chinY)
-            t += 3
-        }
-        return behind
     }
 
     /// How far in front of the tragus the skull's side above the cheekbones counts as the back of the head (mm).
