@@ -70,8 +70,10 @@ public struct PlateStage {
     public init(head: HeadModel) { self.head = head }
 
     public func fill(_ parsed: ParsedOwnHair, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
-        let sized = parsed.analyses, persons = parsed.persons, hair = parsed.hair
+        let sized = parsed.analyses, persons = parsed.persons
         let frame = sized[0].frame
+        // An ear darker than hair could be is hair the parse misread: removed with it, not kept or joined.
+        let hair = parsed.hair.withDarkEarsAsHair(photo: frame.image, persons: persons.compactMap { $0 })
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
             // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).

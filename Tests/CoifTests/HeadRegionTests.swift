@@ -134,6 +134,55 @@ final class HeadRegionTests: XCTestCase {
         XCTAssertGreaterThan(Double(nearForehead), 0.95 * Double(nearCount), "the forehead inside the near brow's end stays bare")
     }
 
+    /// An ear is skin. Beside a synthetic face whose own hair frames it:
+    /// - with brown hair, an "ear" the parse found in the hair's own colour (0.03 of the face's luminance;
+    ///   facerec alex-lacamoire's curls beside his jaw read 0.09) is hair: its class becomes hair and its matte
+    ///   1, so the plate removes it instead of keeping its bytes as a dark blob beside the face;
+    /// - an ear in shadow (0.45 of the face) stays an ear;
+    /// - with black hair, an ear as dark as a hard key light leaves one (0.17 of the face, as deep3dfacerecon
+    ///   015316's) stays an ear: it is far lighter than the hair.
+    func testAnEarDarkerThanSkinCouldBeAndAsDarkAsTheHairIsHair() throws {
+        let side = 320
+        let (_, person, face) = try frontalHead(side: side, nose: Vec2(160, 150), pxPerMm: 1.2)
+        let skin: [UInt8] = [214, 170, 140]
+        let leftCentre = person.jaw[0] + Vec2(-12, 14), rightCentre = person.jaw[16] + Vec2(12, 14)
+        /// The parse after the check, and each ear's pixels, for hair of `hairColour` and ears of these colours.
+        func check(hair hairColour: [UInt8], rightEar: [UInt8], leftEar: [UInt8]) -> (OwnHair, [Int], [Int]) {
+            var pixels = [UInt8](repeating: 200, count: side * side * 3)
+            var classes = [UInt8](repeating: OwnHair.background, count: side * side)
+            var matte = [Float](repeating: 0, count: side * side)
+            var right: [Int] = [], left: [Int] = []
+            for y in 0..<side {
+                for x in 0..<side {
+                    let i = y * side + x, p = Vec2(Float(x) + 0.5, Float(y) + 0.5)
+                    func within(_ c: Vec2) -> Bool { ((p - c) * (p - c)).sum() < 64 }
+                    var colour: [UInt8]? = nil
+                    if within(leftCentre) {
+                        colour = rightEar; classes[i] = OwnHair.rightEar; right.append(i)
+                    } else if within(rightCentre) {
+                        colour = leftEar; classes[i] = OwnHair.leftEar; left.append(i)
+                    } else if face[i] != 0 {
+                        colour = skin; classes[i] = OwnHair.skin
+                    } else if y < 90 {
+                        colour = hairColour; classes[i] = OwnHair.hair; matte[i] = 1
+                    }
+                    if let colour { for c in 0..<3 { pixels[3 * i + c] = colour[c] } }
+                }
+            }
+            let photo = PixelImage(width: side, height: side, channels: 3, pixels: pixels)
+            let hair = OwnHair(width: side, height: side, crop: (0, 0, Float(side)), classes: classes, matte: matte)
+            return (hair.withDarkEarsAsHair(photo: photo, persons: [person]), right, left)
+        }
+        let (brown, dark, shadowed) = check(hair: [40, 30, 25], rightEar: [45, 32, 28], leftEar: [150, 110, 90])
+        XCTAssertGreaterThan(dark.count, 150)
+        XCTAssertGreaterThan(shadowed.count, 150)
+        XCTAssertTrue(dark.allSatisfy { brown.classes[$0] == OwnHair.hair && brown.matte[$0] == 1 }, "the ear in the hair's colour is hair")
+        XCTAssertTrue(shadowed.allSatisfy { brown.classes[$0] == OwnHair.leftEar && brown.matte[$0] == 0 }, "the shadowed ear stays an ear")
+        let (black, hardShadow, _) = check(hair: [4, 4, 8], rightEar: [80, 57, 65], leftEar: [150, 110, 90])
+        XCTAssertTrue(hardShadow.allSatisfy { black.classes[$0] == OwnHair.rightEar && black.matte[$0] == 0 },
+                      "an ear in a hard shadow, far lighter than black hair, stays an ear")
+    }
+
     /// The neck the plate paints is lit as the cylinder it is: under light from the camera's side it darkens
     /// toward both its edges; under light from the photo's right its right edge is the brighter. The chin
     /// (the drawn face) keeps its own shading. Before, the band took the head's shading smeared down past the
