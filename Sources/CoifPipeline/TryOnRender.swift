@@ -100,7 +100,10 @@ extension TryOnEngine {
             let look = try drawLook(job, scene: scene, analysis: first, region: region, timing: &timing)
             let shadowed = try timing.measure(.readback) { try renderer.readSkinLight(into: &skinLight) }
             let images = timing.measure(.composite) { () -> CompositeImages in
-                if shadowed { occludeSkin(&skinLight, under: layer, faceWidthPx: first.faceWidthPx) }
+                if shadowed {
+                    occludeSkin(&skinLight, under: layer, faceWidthPx: first.faceWidthPx)
+                    keepShadowOnSkin(&skinLight, region: region, analysis: first)
+                }
                 if let finish { layer.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
                 let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: layer, region: region)
                 return compositor.composite(layer: layer, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
@@ -167,7 +170,10 @@ extension TryOnEngine {
             }
         }
         let images = timing.measure(.composite) { () -> CompositeImages in
-            if lightLeft != nil { occludeSkin(&lightLeft!, under: accumulated, faceWidthPx: first.faceWidthPx) }
+            if lightLeft != nil {
+                occludeSkin(&lightLeft!, under: accumulated, faceWidthPx: first.faceWidthPx)
+                keepShadowOnSkin(&lightLeft!, region: region, analysis: first)
+            }
             if let finish { accumulated.blur(sigmaPx: finish.layerBlurSigmaPx, scratch: &blurScratch) }
             let under = coveredOwnHairKept(job, plate: image, analysis: first, layer: accumulated, region: region)
             return compositor.composite(layer: accumulated, at: region, over: under, grain: finish.map { Grain(sigma: $0.grainSigma, seed: job.seed) },
@@ -246,6 +252,23 @@ extension TryOnEngine {
     func occludeSkin(_ lightLeft: inout HairLayer, under hair: HairLayer, faceWidthPx: Double) {
         let reachPx = HairOcclusion.reachMm * Float(faceWidthPx / LevelOfDetail.faceWidthMm)
         HairOcclusion.apply(to: &lightLeft, hair: hair, reachPx: reachPx, scratch: &occlusionScratch)
+    }
+
+    /// The hair's shadow and occlusion (`lightLeft`'s R, over `region`) kept to the person's skin: the parse's
+    /// skin classes (`OwnHair.isSkin`) and the skin the plate filled. Drawn on Coif's head mesh alone, they
+    /// darkened whatever that mesh's silhouette covered past the person's own outline: under a bob, a rectangle
+    /// of the wall beside insightface 1423's neck, 162 → 127 of 255, with a square corner. Without a parse
+    /// (the own hair kept and not parsed) the mesh's silhouette stays the guide.
+    func keepShadowOnSkin(_ lightLeft: inout HairLayer, region: PixelRect, analysis: PhotoAnalysis) {
+        guard let hair = analysis.ownHair, hair.width == analysis.frame.image.width else { return }
+        let filled = analysis.filledSkin
+        for row in 0..<region.height {
+            for column in 0..<region.width {
+                let i = (region.y + row) * hair.width + region.x + column
+                if OwnHair.isSkin(hair.classes[i]) || (filled.map { $0[i] > 0 } ?? false) { continue }
+                lightLeft.rgba[(row * region.width + column) * 4] = 1
+            }
+        }
     }
 
     /// The photo's grain and softness at `analysis`'s face when the job matches them (timed with the scene).

@@ -209,6 +209,10 @@ public struct OwnHair: Sendable {
                       hair: UInt8 = 17, hat: UInt8 = 18, rightEar: UInt8 = 8, leftEar: UInt8 = 7, glasses: UInt8 = 6,
                       unknown: UInt8 = 255
 
+    /// Whether a class is the person's skin as the photo shows it: skin, brows, eyes, ears, nose, mouth, lips and
+    /// neck (not glasses, earrings, clothes, hair, a hat or the background).
+    public static func isSkin(_ c: UInt8) -> Bool { c == skin || (2...5).contains(c) || c == leftEar || c == rightEar || (10...14).contains(c) }
+
     /// Several faces' parses in one photo: the larger matte and, where a parse says more than "background"
     /// or unknown, its class.
     public func merged(with other: OwnHair) -> OwnHair {
