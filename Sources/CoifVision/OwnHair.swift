@@ -687,15 +687,17 @@ extension OwnHair {
         func median(_ values: [Float]) -> Float? { values.isEmpty ? nil : values.sorted()[values.count / 2] }
         // Per person: the face's skin and the hair round it (every other pixel of every other row).
         let tones = persons.map { person -> (skin: Float, hair: Float)? in
-            let face = person.bareFaceMask(width: width, height: height, margin: PersonHead.plateContourMargin)
             let reach = 4 * person.halfWidth
             let x0 = max(0, Int(person.browCentre.x - reach)), x1 = min(width, Int(person.browCentre.x + reach) + 1)
             let y0 = max(0, Int(person.browCentre.y - reach)), y1 = min(height, Int(person.browCentre.y + reach) + 1)
+            guard x1 > x0, y1 > y0 else { return nil }
+            // The bare face drawn over this window only (not the whole photo: the plate draws it again there).
+            let face = person.bareFaceMask(margin: PersonHead.plateContourMargin, window: (x0, y0, x1 - x0, y1 - y0))
             var skin: [Float] = [], hair: [Float] = []
             for y in stride(from: y0, to: y1, by: 2) {
                 for x in stride(from: x0, to: x1, by: 2) {
                     let i = y * width + x
-                    if face[i] != 0 && classes[i] == Self.skin { skin.append(luminance(i)) }
+                    if face[(y - y0) * (x1 - x0) + (x - x0)] != 0 && classes[i] == Self.skin { skin.append(luminance(i)) }
                     if classes[i] == Self.hair && matte[i] >= 0.8 { hair.append(luminance(i)) }
                 }
             }

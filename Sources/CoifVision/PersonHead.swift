@@ -285,9 +285,24 @@ public struct PersonHead: Sendable {
     /// short style, which reads as a receding hairline (the buzz-cut's scalp bared on the shared portraits was
     /// mostly there).
     public func bareFaceMask(width: Int, height: Int, margin: Float) -> [UInt8] {
+        HeadSilhouette.mask(width: width, height: height, triangles: bareFaceTriangles(margin: margin))
+    }
+
+    /// `bareFaceMask` over a window of the photo only (x, y, width, height in photo pixels): its pixel (x, y)
+    /// is the photo's (window.x + x, window.y + y).
+    public func bareFaceMask(margin: Float, window: (x: Int, y: Int, width: Int, height: Int)) -> [UInt8] {
+        var triangles = bareFaceTriangles(margin: margin)
+        for k in stride(from: 0, to: triangles.count, by: 2) {
+            triangles[k] -= Float(window.x)
+            triangles[k + 1] -= Float(window.y)
+        }
+        return HeadSilhouette.mask(width: window.width, height: window.height, triangles: triangles)
+    }
+
+    func bareFaceTriangles(margin: Float) -> [Float] {
         let most = Self.foreheadWidthRatio * halfWidth, ends = browEnds
         let reach = (right: max(min(ends.right, 0), -most) * (1 + margin), left: min(max(ends.left, 0), most) * (1 + margin))
-        return HeadSilhouette.mask(width: width, height: height, triangles: faceTriangles(margin: margin, foreheadReach: reach))
+        return faceTriangles(margin: margin, foreheadReach: reach)
     }
 }
 
