@@ -7,4 +7,5 @@ layout(std140, binding = 1) uniform LightingBlock {
     vec3 uFillDirection;       // offset 32
     vec3 uFillRadiance;        // offset 48
     vec3 uAmbientRadiance;     // offset 64
+    float uHairSheen;          // offset 76: the share of the cuticle's highlight (R lobe) the lights put on hair
 };

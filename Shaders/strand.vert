@@ -94,7 +94,8 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     // platinum.
     separate = clamp(1.0 - dot(ms, vec3(0.2126, 0.7152, 0.0722)) / multipleScatteringAlbedo(vec3(0.0)).x, 0.0, 1.0);
     float strandLight = (1.0 + separate * strandOwn) * (1.0 + separate * alongOwn);
-    return (colour * (1.0 + clump) * strandLight + specular) * occlusion;
+    // The highlight as much of it as the photo shows on hair (Lighting.hairSheen; 1 under Coif's lights).
+    return (colour * (1.0 + clump) * strandLight + specular * uHairSheen) * occlusion;
 }
 
 void main() {

@@ -41,6 +41,9 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     public var exposure: Float
     /// How many head vertices were read from the photo.
     public var sampleCount: Int
+    /// The share of the cuticle's highlight the photo shows on hair (`hairSheen(_:lighting:)`), 1 where it
+    /// cannot say.
+    public var hairSheen: Float = 1
 
     /// Below this many skin samples the photo says too little: Coif's portrait lights stay.
     static let minimumSamples = 40
@@ -94,7 +97,48 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// Reads the light from `analysis`'s face. nil when too few skin samples land on the face.
     /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
     public static func estimate(_ analysis: PhotoAnalysis, head: HeadModel, normals: [Vec3]) -> PhotoLightEstimate? {
-        estimate(skinSamples(analysis, head: head, normals: normals))
+        guard var estimate = estimate(skinSamples(analysis, head: head, normals: normals)) else { return nil }
+        estimate.hairSheen = hairSheen(analysis, lighting: estimate.lighting())
+        return estimate
+    }
+
+    /// A 90th percentile of a render's solid pixels in Coif's black, over the model sphere's mean highlight
+    /// (the cuticle's R lobe, `HairRecipe.referenceColor` with and without it) under the same light: the median
+    /// over the 42 shared portraits' bobs, 2.6 (1.5–5.2).
+    static let blackHighlightOverSphere: Float = 2.6
+    /// The least share of the highlight kept: below about a quarter, dark hair loses the highlights that
+    /// part its strands and reads as one flat shape.
+    static let leastHairSheen: Float = 0.25
+
+    /// How much of the cuticle's colourless highlight this photo shows on hair, read off the person's own
+    /// hair: its 90th percentile of luminance (OwnHairColor's pixels) against what Coif's black shows there
+    /// under `lighting` (the sphere's highlight × `blackHighlightOverSphere`), at most 1, at least
+    /// `leastHairSheen`. Under a frontal key read from the face, Coif's highlight covers a straight style's
+    /// front, and on a low-key photo whose own black hair shows almost none (vmhuman b-7: the person's hair at
+    /// a 90th percentile of L* 10, Coif's black bob at 26) the new hair came out silver-grey beside the face.
+    /// Hair lighter than that highlight (every brown, red or blonde, and black hair that shows its shine)
+    /// leaves it whole: 1. No own hair to read (bald, a hat): 1.
+    static func hairSheen(_ analysis: PhotoAnalysis, lighting: Lighting) -> Float {
+        guard let weights = OwnHairColor.weights(analysis) else { return 1 }
+        let image = analysis.frame.image
+        var luminances: [Float] = []
+        for i in weights.indices where weights[i] > 0 {
+            let p = i * image.channels
+            luminances.append(dot(Vec3(srgbToLinear(Float(image.pixels[p]) / 255), srgbToLinear(Float(image.pixels[p + 1]) / 255),
+                                       srgbToLinear(Float(image.pixels[p + 2]) / 255)), rec709Luminance))
+        }
+        guard !luminances.isEmpty else { return 1 }
+        luminances.sort()
+        return hairSheen(ownHighlight: luminances[min(luminances.count - 1, Int(0.9 * Float(luminances.count - 1) + 0.5))],
+                         lighting: lighting)
+    }
+
+    /// The rule of `hairSheen(_:lighting:)` for own hair whose 90th percentile of linear luminance is `ownHighlight`.
+    public static func hairSheen(ownHighlight: Float, lighting: Lighting) -> Float {
+        let sphereHighlight = dot(HairRecipe.referenceColor(sigmaA: .zero, lights: lighting, withHighlight: true)
+                                  - HairRecipe.referenceColor(sigmaA: .zero, lights: lighting, withHighlight: false), rec709Luminance)
+        guard sphereHighlight > 1e-6 else { return 1 }
+        return min(max(ownHighlight / (blackHighlightOverSphere * sphereHighlight), leastHairSheen), 1)
     }
 
     /// The light from the face's `skinSamples`.
@@ -217,6 +261,7 @@ public struct PhotoLightEstimate: Sendable, Equatable {
         lighting.keyRadiance = color * (keyShare * scale)
         lighting.fillRadiance = .zero
         lighting.ambientRadiance = color * ((1 - keyShare) * scale)
+        lighting.hairSheen = hairSheen
         return lighting
     }
 

@@ -329,7 +329,8 @@ extension TryOnEngine {
             look.lighting = estimate.lighting(base: look.lighting)
             logger.debug("light from the photo", metadata: [
                 "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
-                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)"])
+                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)",
+                "hairSheen": "\(estimate.hairSheen)"])
         }
         return look
     }

@@ -192,8 +192,9 @@ public enum HairFiber {
     /// Radiance from one strand point lit by one light (unit tangent `t` toward the tip, unit `toLight`,
     /// `toEye`, the hair volume's outward normal `n`; all in one frame). `lightRadiance` is the light's
     /// irradiance ÷ π (Lighting's convention), so the lobes, per unit irradiance, are multiplied by π.
+    /// `highlight` scales the cuticle's colourless highlight (the R lobe): 0 leaves it out.
     public static func radiance(_ p: Parameters, msAlbedo: Vec3, t: Vec3, n: Vec3, toLight: Vec3, toEye: Vec3,
-                                lightRadiance: Vec3, withHighlight: Bool = true) -> Vec3 {
+                                lightRadiance: Vec3, highlight: Float = 1) -> Vec3 {
         let sinI = dot(toLight, t), sinO = dot(toEye, t)
         let li = toLight - t * sinI, lo = toEye - t * sinO
         let li2 = dot(li, li), lo2 = dot(lo, lo)
@@ -201,7 +202,7 @@ public enum HairFiber {
         if li2 > 1e-10 && lo2 > 1e-10 { cosPhi = dot(li, lo) / (li2 * lo2).squareRoot() }
         let phi = acosf(min(max(cosPhi, -1), 1))
         let all = lobes(p, sinThetaI: sinI, sinThetaO: sinO, phi: phi)
-        let single = withHighlight ? all.sum : all.colour
+        let single = all.colour + all.r * highlight
         let multiple = msAlbedo * wrappedCosine(dot(n, toLight))
         return lightRadiance * (single * .pi + multiple)
     }

@@ -67,13 +67,14 @@ public struct HairRecipe: Sendable, Equatable {
     /// Under other `lights` (the photo's, for `own`): the same sphere lit by them, exposure included.
     /// `withHighlight: false` leaves out the cuticle's colourless highlight (the R lobe): the colour the fibre
     /// gives back alone, which is what the median of a render's solid pixels shows (its highlights are a few
-    /// strands' worth); `own` solves against it.
+    /// strands' worth); `own` solves against it. With it, the highlight is scaled by `lights.hairSheen`.
     public static func referenceColor(sigmaA: Vec3, fiber: HairFiber.Parameters = HairFiber.Parameters(sigmaA: .zero),
                                       lights: Lighting = Lighting(), withHighlight: Bool = true) -> Vec3 {
         var params = fiber
         params.sigmaA = sigmaA
         let ms = HairFiber.multipleScatteringAlbedo(sigmaA: sigmaA)
         let key = normalize(lights.keyDirection), fill = normalize(lights.fillDirection)
+        let highlight = withHighlight ? lights.hairSheen : 0
         let eye = Vec3(0, 0, 1)
         var sum = Vec3.zero
         var count: Float = 0
@@ -88,9 +89,9 @@ public struct HairRecipe: Sendable, Equatable {
                 let down = Vec3(0, -1, 0) - normal * (-normal.y)
                 let tangent = dot(down, down) > 1e-6 ? normalize(down) : Vec3(1, 0, 0)
                 sum += HairFiber.radiance(params, msAlbedo: ms, t: tangent, n: normal, toLight: key, toEye: eye,
-                                          lightRadiance: lights.keyRadiance, withHighlight: withHighlight)
+                                          lightRadiance: lights.keyRadiance, highlight: highlight)
                     + HairFiber.radiance(params, msAlbedo: ms, t: tangent, n: normal, toLight: fill, toEye: eye,
-                                         lightRadiance: lights.fillRadiance, withHighlight: withHighlight)
+                                         lightRadiance: lights.fillRadiance, highlight: highlight)
                     + lights.ambientRadiance * ms
                 count += 1
             }

@@ -114,6 +114,10 @@ public struct Lighting: Sendable, Equatable {
     public var exposure: Float
     /// How the key light's shadow (the hair's on itself, the head's on the hair) is drawn; nil: none.
     public var keyShadow: KeyLightShadow?
+    /// The share of the cuticle's colourless highlight (the R lobe) the lights put on hair: 1 for Coif's
+    /// lights and most photos; less on a photo whose own hair shows less highlight than Coif's black would
+    /// there (PhotoLightEstimate.hairSheen: a soft or distant key, crushed shadows).
+    public var hairSheen: Float = 1
 
     /// Every field given; the defaults are Coif's portrait lights (`Lighting()`).
     public init(keyDirection: Vec3 = normalize(Vec3(-0.35, 0.65, 0.68)), keyRadiance: Vec3 = Vec3(1.5, 1.45, 1.4),

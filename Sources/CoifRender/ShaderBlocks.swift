@@ -91,7 +91,7 @@ struct LightingBlock: BitwiseCopyable {
     var fillRadiance: Std140Vec3      // 48
     var padding3: Float = 0           // 60
     var ambientRadiance: Std140Vec3   // 64
-    var padding4: Float = 0           // 76
+    var hairSheen: Float              // 76: packs after the vec3, as std140 allows
 
     init(_ lighting: Lighting) {
         keyDirection = Std140Vec3(normalize(lighting.keyDirection))
@@ -99,6 +99,7 @@ struct LightingBlock: BitwiseCopyable {
         fillDirection = Std140Vec3(normalize(lighting.fillDirection))
         fillRadiance = Std140Vec3(lighting.fillRadiance * lighting.exposure)
         ambientRadiance = Std140Vec3(lighting.ambientRadiance * lighting.exposure)
+        hairSheen = lighting.hairSheen
     }
 
     static let memberOffsets: [(member: String, offset: Int?)] = [
@@ -107,5 +108,6 @@ struct LightingBlock: BitwiseCopyable {
         ("uFillDirection", MemoryLayout<Self>.offset(of: \.fillDirection)),
         ("uFillRadiance", MemoryLayout<Self>.offset(of: \.fillRadiance)),
         ("uAmbientRadiance", MemoryLayout<Self>.offset(of: \.ambientRadiance)),
+        ("uHairSheen", MemoryLayout<Self>.offset(of: \.hairSheen)),
     ]
 }

@@ -34,6 +34,7 @@ struct VideoLightFilter {
         eased.fillRadiance = ease(previous.lighting.fillRadiance, reading.fillRadiance)
         eased.ambientRadiance = ease(previous.lighting.ambientRadiance, reading.ambientRadiance)
         eased.exposure = previous.lighting.exposure + w * (reading.exposure - previous.lighting.exposure)
+        eased.hairSheen = previous.lighting.hairSheen + w * (reading.hairSheen - previous.lighting.hairSheen)
         last = (shot, eased)
         return eased
     }

@@ -60,6 +60,34 @@ final class LookColorTests: XCTestCase {
         XCTAssertGreaterThan(tone.lightnessP90 - tone.lightnessP10, 15, "the strands in the highlight separate from the rest")
     }
 
+    /// A photo whose own hair shows little of the cuticle's highlight gives the new hair as little
+    /// (PhotoLightEstimate.hairSheen): the rule (none of it below a quarter, all of it for hair that shines as
+    /// Coif's black would or more), and the renderer honouring it. The same black bob under the same frontal
+    /// key with a quarter of the highlight is darker at its 90th percentile by more than 5 L* and at its median.
+    func testAPhotoWhoseOwnHairShowsLittleShineGivesTheNewHairLittle() throws {
+        var frontal = Lighting()
+        frontal.keyDirection = Vec3(0, 0, 1)
+        frontal.fillRadiance = .zero
+        let sphere = dot(HairRecipe.referenceColor(sigmaA: .zero, lights: frontal, withHighlight: true)
+                         - HairRecipe.referenceColor(sigmaA: .zero, lights: frontal, withHighlight: false), Vec3(0.2126, 0.7152, 0.0722))
+        XCTAssertGreaterThan(sphere, 0)
+        XCTAssertEqual(PhotoLightEstimate.hairSheen(ownHighlight: 0, lighting: frontal), 0.25)
+        XCTAssertEqual(PhotoLightEstimate.hairSheen(ownHighlight: 20 * sphere, lighting: frontal), 1)
+        XCTAssertEqual(PhotoLightEstimate.hairSheen(ownHighlight: 1.3 * sphere, lighting: frontal), 0.5, accuracy: 1e-3)
+
+        let engine = try previewEngine()
+        let style = try engine.style(LookEvaluation.presetStyle)
+        let shading = HairShading(color: try HairColor.parse("black"))
+        var dim = frontal
+        dim.hairSheen = 0.25
+        let whole = try XCTUnwrap(HairTone(layer: try engine.hairLayer(style, sizePx: 384, shading: shading, lighting: frontal)))
+        let quarter = try XCTUnwrap(HairTone(layer: try engine.hairLayer(style, sizePx: 384, shading: shading, lighting: dim)))
+        print(String(format: "LookColorTests: black, whole highlight L* median %.1f p90 %.1f; a quarter %.1f, %.1f", whole.lab.x,
+                     whole.lightnessP90, quarter.lab.x, quarter.lightnessP90))
+        XCTAssertLessThan(quarter.lightnessP90, whole.lightnessP90 - 5)
+        XCTAssertLessThan(quarter.lab.x, whole.lab.x)
+    }
+
     /// `--color own` on a synthetic head whose own hair is known: the astronaut wearing long-wavy in a known
     /// recipe under the light read from her face. Its composite is the new photo; `own` must read that hair
     /// back and solve a recipe whose re-render (the same groom, under the light read again from the new
