@@ -73,7 +73,7 @@ public enum GroomBenchmark {
                                     pointsPerStrand: groom.guides.pointsPerStrand, widthScale: 1)
             } else {
                 lod = LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: groom.guides.strandCount,
-                                           resamplingErrorsMm: errors)
+                                           resamplingErrorsMm: errors, meanStrandLengthMm: groom.guides.meanLengthMm())
             }
 
             start = monotonicMs()

@@ -41,6 +41,24 @@ public struct StrandSet: Sendable, Equatable {
         return StrandSet(pointsPerStrand: count, positions: out, flyaways: flyaways)
     }
 
+    /// The mean length of up to `sampleStrands` evenly spaced strands, mm (0 with none): how much of the
+    /// head one strand covers, for the level of detail.
+    public func meanLengthMm(sampleStrands: Int = 64) -> Float {
+        guard strandCount > 0, pointsPerStrand > 1 else { return 0 }
+        let step = max(1, strandCount / max(sampleStrands, 1))
+        var total: Float = 0, count = 0
+        for i in stride(from: 0, to: strandCount, by: step) {
+            let points = strand(i)
+            var previous = points.first!
+            for p in points.dropFirst() {
+                total += length(p - previous)
+                previous = p
+            }
+            count += 1
+        }
+        return total / Float(count)
+    }
+
     /// How far resampling to fewer points moves these strands, in mm: element n (2 ≤ n ≤ pointsPerStrand)
     /// is the 95th percentile, over up to `sampleStrands` evenly spaced strands, of the largest distance
     /// from a strand's point to its n-point resampling (elements 0 and 1 are infinite). A curl needs many points where straight hair needs

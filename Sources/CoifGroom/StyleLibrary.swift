@@ -68,6 +68,7 @@ public final class StyleLibrary: @unchecked Sendable {
     private var files: [String: (entry: StyleEntry, guides: StrandSet)] = [:]
     private var grooms: [String: Groom] = [:]
     private var resampling: [String: [Float]] = [:]
+    private var strandLengths: [String: Float] = [:]
     private var underLayers: [String: UnderLayer] = [:]
     private var boxes: [String: (low: Vec3, high: Vec3)] = [:]
     private var fronts: [String: Vec3?] = [:]
@@ -238,6 +239,15 @@ public final class StyleLibrary: @unchecked Sendable {
         let errors = try groom(style).guides.resamplingErrorsMm()
         locked { resampling[style.key] = errors }
         return errors
+    }
+
+    /// The style's mean guide length (StrandSet.meanLengthMm: how much of the head a strand covers, for the
+    /// level of detail), once.
+    public func meanStrandLength(_ style: Style) throws -> Float {
+        if let known = locked({ strandLengths[style.key] }) { return known }
+        let length = try groom(style).guides.meanLengthMm()
+        locked { strandLengths[style.key] = length }
+        return length
     }
 
     /// The scalp the style's roots cover (its under-layer), once.

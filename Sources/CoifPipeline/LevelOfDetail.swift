@@ -42,6 +42,13 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     /// width of the ribbon itself. (At 1 px even a bob's gentle curve around the head asked for all its
     /// points at every size, halving the strands the segment budget buys.)
     public static let shapeTolerancePx = 2.0
+    /// The strand length the density below (~0.3 strands per square pixel of face width) was set for: a
+    /// bob's, the catalog's tuned medium style (mean guide 131 mm). A shorter strand covers less of the head
+    /// and costs fewer segments, so a cropped style gets more strands in proportion, within the segment
+    /// budget: at the bob's density a buzz cut (8 mm strands) on a 48-px face drew 691 strands, each a
+    /// ribbon 2.4 px wide standing for ~100 fibres, and each glinted as one: a buzz cut dotted with grey
+    /// specks (camera.png). Longer styles keep the rule as it was.
+    public static let coverageLengthMm: Float = 130
     /// Jaw-to-jaw width (landmarks 0–16) of Coif's head, mm: turns a face's width in pixels into a scale.
     public static let faceWidthMm = 150.0
 
@@ -57,11 +64,13 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     ///   - detail: user multiplier on the strand count and the segment budget (1 = default).
     ///   - resamplingErrorsMm: the style's `StrandSet.resamplingErrorsMm()`; when given, strands get at
     ///     least the points that keep resampling within `shapeTolerancePx` of their shape at this size.
+    ///   - meanStrandLengthMm: the style's mean strand length (StyleLibrary.meanStrandLength); shorter than
+    ///     `coverageLengthMm`, more strands are wanted in proportion (never more than the budget).
     ///   - strands: a strand count asked for (`--strands`): exactly that many (guides plus children, or
     ///     fewer guides than the style has), at most `maxStrands`; it replaces the automatic count and its segment budget (points still follow
     ///     the face and the shape), and strands are never drawn thinner than the catalog says.
     public static func choose(faceWidthPx: Double, guideCount: Int, detail: Double = 1,
-                              resamplingErrorsMm: [Float]? = nil, strands asked: Int? = nil) -> LevelOfDetail {
+                              resamplingErrorsMm: [Float]? = nil, meanStrandLengthMm: Float? = nil, strands asked: Int? = nil) -> LevelOfDetail {
         let detail = max(detail, 0.05)
         // A segment should stay several pixels long: 8 points on a 100-px face is ~12 px a segment.
         var points = faceWidthPx < 160 ? 8 : (faceWidthPx < 400 ? 12 : 16)
@@ -75,8 +84,10 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
             let thinning = max(Float(fullDensityStrands) / Float(max(strands, guideCount)), 1)
             return LevelOfDetail(strandCount: strands, pointsPerStrand: points, widthScale: powf(thinning, 0.8))
         }
-        // ~0.3 strands per square pixel of face width (100 px → 3,000 strands), within the budget.
-        let wanted = 0.3 * faceWidthPx * faceWidthPx * detail
+        // ~0.3 strands per square pixel of face width (100 px → 3,000 strands) at a bob's length, more for
+        // shorter strands, within the budget.
+        let shortness = meanStrandLengthMm.map { max(1, Double(coverageLengthMm) / Double(max($0, 1))) } ?? 1
+        let wanted = 0.3 * faceWidthPx * faceWidthPx * detail * shortness
         let budget = Double(segmentBudget) * detail / Double(points - 1)
         let strands = min(max(Int(min(wanted, budget)), guideCount, 600), fullDensityStrands)
         let thinning = Float(fullDensityStrands) / Float(strands)

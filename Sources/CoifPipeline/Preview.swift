@@ -153,7 +153,8 @@ public final class PreviewEngine {
         let faceWidthPx = LevelOfDetail.faceWidthMm * f / distanceMm
         let groom = try styles.groom(style)
         let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
-                                       resamplingErrorsMm: try styles.resamplingErrors(style), strands: strands)
+                                       resamplingErrorsMm: try styles.resamplingErrors(style),
+                                       meanStrandLengthMm: try styles.meanStrandLength(style), strands: strands)
         let sceneStart = monotonicMs()
         let all = try styles.strands(style, count: lod.strandCount, pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let underLayer = try styles.underLayer(style)

@@ -288,7 +288,8 @@ extension TryOnEngine {
     public func shot(opening first: PhotoAnalysis, style: Style, job: TryOnJob) throws -> Shot {
         let faceWidthPx = max(Shot.faceWidthStepPx, (first.faceWidthPx / Shot.faceWidthStepPx).rounded() * Shot.faceWidthStepPx)
         let lod = try job.levelOfDetail ?? LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
-                                                                resamplingErrorsMm: try styles.resamplingErrors(style), strands: job.strands)
+                                                                resamplingErrorsMm: try styles.resamplingErrors(style),
+                                                                meanStrandLengthMm: try styles.meanStrandLength(style), strands: job.strands)
         return Shot(levelOfDetail: lod, slide: try hairlineFit(first, style: style))
     }
 

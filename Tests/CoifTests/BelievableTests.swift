@@ -232,6 +232,31 @@ final class BelievableTests: XCTestCase {
         }
     }
 
+    /// A buzz cut on a small face is stubble, not specks: its 8 mm strands get strands in proportion to how
+    /// little of the head each covers (LevelOfDetail.coverageLengthMm), so no drawn ribbon stands for so many
+    /// fibres that it glints as one. On camera.png's cameraman (a 48-px face) the bob's density drew 691
+    /// strands 2.4 px wide, and the solid hair's 99th percentile of luminance was 4.0 times its median (grey
+    /// dots over the crown); now 8,571 strands and 2.4.
+    func testABuzzCutOnASmallFaceIsStubbleNotSpecks() throws {
+        let path = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
+        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) is missing (install Debian python3-skimage)") }
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let analysis = try engine.analyse(photoPath: path, timing: &timing)
+        let result = try engine.render(analysis: analysis, style: "buzz-cut", color: try HairColor.parse("auburn"), seed: 1, timing: &timing)
+        let hair = result.images.hair
+        var luminances: [Double] = []
+        for i in 0..<(hair.width * hair.height) where hair.pixels[4 * i + 3] == 255 {
+            luminances.append(0.2126 * Double(hair.pixels[4 * i]) + 0.7152 * Double(hair.pixels[4 * i + 1]) + 0.0722 * Double(hair.pixels[4 * i + 2]))
+        }
+        luminances.sort()
+        XCTAssertGreaterThan(luminances.count, 2000, "the cut covers his crown")
+        let median = luminances[luminances.count / 2], p99 = luminances[luminances.count * 99 / 100]
+        print(String(format: "BelievableTests: buzz cut on camera.png: %d strands; solid hair luminance median %.1f, p99 %.1f (%.2fx)",
+                     result.levelOfDetail.strandCount, median, p99, p99 / median))
+        XCTAssertLessThan(p99 / median, 3.2, "no grey specks over the crown")
+    }
+
     /// A clipper cut's strands lie within a few millimetres of the scalp, so the under-layer sits lower than
     /// they do and the crown shows them: the buzz-cut's fully covered hair has at least 1.5 times the fine
     /// texture (mean |Laplacian| of its luminance over its mean) it has with the layer at 2.5 mm, where the

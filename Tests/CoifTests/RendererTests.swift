@@ -205,6 +205,20 @@ final class LevelOfDetailTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(LevelOfDetail.choose(faceWidthPx: 20, guideCount: 900).strandCount, 900)
     }
 
+    /// A short style's strands each cover less of the head: it gets strands in proportion (a buzz cut's 8 mm
+    /// against the bob's ~130 mm the density was set for), within the segment budget; a style as long as the
+    /// bob or longer gets what it always did.
+    func testShortStrandsGetMoreStrandsWithinTheBudget() {
+        for width in [48.0, 100, 200] {
+            let bob = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450)
+            let buzz = LevelOfDetail.choose(faceWidthPx: width, guideCount: 450, meanStrandLengthMm: 8)
+            XCTAssertGreaterThanOrEqual(buzz.strandCount, bob.strandCount, "at \(width) px")
+            if width < 60 { XCTAssertGreaterThan(buzz.strandCount, 4 * bob.strandCount, "at \(width) px, under the budget") }
+            XCTAssertLessThanOrEqual(buzz.segmentCount, LevelOfDetail.segmentBudget + buzz.pointsPerStrand, "at \(width) px")
+            XCTAssertEqual(LevelOfDetail.choose(faceWidthPx: width, guideCount: 450, meanStrandLengthMm: 360), bob)
+        }
+    }
+
     /// An asked-for strand count replaces the automatic one exactly (below the guides too, then at the
     /// guides-only width), never thinner than the catalog.
     func testAskedStrandCountReplacesTheAutomaticOne() {
