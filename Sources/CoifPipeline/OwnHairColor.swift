@@ -125,7 +125,7 @@ public enum OwnHairColor {
     /// Clamped channel by channel, every channel met the clear fibre: long light-blonde hair, whose render is
     /// darker than the model's sphere, came back a neutral grey (deep3dfacerecon 000126 in long-wavy: L* 71,
     /// chroma 0, against the photo's L* 81, chroma 10, ΔE76 14.3; scaled, L* 67, chroma 9, ΔE76 14.1).
-    public static func nextTarget(_ look: HairLook, own: HairTone, draws: [Draw]) -> Vec3 {
+    public static func nextTarget(_ look: HairLook, own: HairTone, draws: [Draw], withinReach: Bool = true) -> Vec3 {
         let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
         let (gain, sheen) = response(draws)
         let want = own.linear
@@ -137,6 +137,26 @@ public enum OwnHairColor {
             out[c] = max(want[c] - sheen, 0.05 * max(want[c], 1e-5)) / gain
             scale = min(scale, clear[c] / out[c])
         }
-        return out * scale
+        return withinReach ? out * scale : out
+    }
+
+    /// The most `lit(_:toShow:)` raises the light on the hair over the exposure read from the face.
+    static let mostExposureRaise: Float = 2
+
+    /// `look` with its light raised (exposure, at most `mostExposureRaise` times) as far as a clear fibre
+    /// needs to show `target` (linear RGB, the model's colour without the highlight), unchanged where it already
+    /// can. The photo shows the person's own hair in its own light: hair lighter than any fibre shows under the
+    /// light read from the face says the light on the hair is brighter than that. (The face's exposure is held
+    /// to 0.75–1.05 of Coif's lights so that a preset stays the colour it names; `own`'s measure is the hair.)
+    /// Scaled down within the clear fibre's reach instead, long light-blonde hair came back ~13 L* darker
+    /// (deep3dfacerecon 000126 in long-wavy: L* 67 against the photo's 81).
+    public static func lit(_ look: HairLook, toShow target: Vec3) -> HairLook {
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
+        var needed: Float = 1
+        for c in 0..<3 where clear[c] > 0 { needed = max(needed, target[c] / clear[c]) }
+        guard needed > 1 else { return look }
+        var out = look
+        out.lighting.exposure *= min(needed, mostExposureRaise)
+        return out
     }
 }

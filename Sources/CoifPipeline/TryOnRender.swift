@@ -359,6 +359,7 @@ extension TryOnEngine {
             shown.append(rendered.lab)
             guard rendered.deltaE76(own) > OwnHairColor.redrawAboveDeltaE else { break }
             draws.append(OwnHairColor.Draw(look, rendered: rendered))
+            look = OwnHairColor.lit(look, toShow: OwnHairColor.nextTarget(look, own: own, draws: draws, withinReach: false))
             let next = OwnHairColor.nextTarget(look, own: own, draws: draws)
             // The same target again draws the same hair (a dark own hair whose response is held at its bound:
             // deepface couple's drew seven identical redraws, 5 s).

@@ -122,6 +122,20 @@ final class LookColorTests: XCTestCase {
         }
     }
 
+    /// Own hair lighter than any fibre shows under the light read from the face raises the light on the hair
+    /// (OwnHairColor.lit), as far as a clear fibre needs and at most twice: the photo shows that hair in its own
+    /// light. Hair within reach leaves the light as it was.
+    func testOwnLighterThanAnyFibreRaisesTheLight() throws {
+        let look = HairLook(color: .own)
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
+        XCTAssertEqual(OwnHairColor.lit(look, toShow: clear * 0.8), look, "within reach: unchanged")
+        let raised = OwnHairColor.lit(look, toShow: Vec3(1.5 * clear.x, 1.2 * clear.y, clear.z))
+        XCTAssertEqual(raised.lighting.exposure, look.lighting.exposure * 1.5, accuracy: 1e-4)
+        let reach = HairRecipe.referenceColor(sigmaA: .zero, lights: raised.lighting, withHighlight: false)
+        XCTAssertGreaterThanOrEqual(reach.x, 1.5 * clear.x * 0.999, "a clear fibre now shows it")
+        XCTAssertEqual(OwnHairColor.lit(look, toShow: clear * 5).lighting.exposure, look.lighting.exposure * 2, accuracy: 1e-4, "at most twice")
+    }
+
     /// `own` on a photo whose person has no hair (the astronaut's plate: her hair taken away): the library
     /// throws noOwnHair; the CLI exits 21 with one line and writes nothing.
     /// Own hair lighter than the render can show (light-blonde long hair, whose render's self-shadow leaves it
