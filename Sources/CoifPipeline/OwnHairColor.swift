@@ -37,25 +37,31 @@ public enum OwnHairColor {
     /// The pixels `tone` reads, as weights per photo pixel (the matte there, 0 elsewhere; every non-zero
     /// weight is at least `minimumMatte`); nil as for `tone`.
     public static func weights(_ analysis: PhotoAnalysis) -> [Float]? {
-        guard let own = analysis.ownHair else { return nil }
+        var weights = [Float](repeating: 0, count: analysis.frame.image.width * analysis.frame.image.height)
+        return visitPixels(analysis) { i, matte in weights[i] = matte } ? weights : nil
+    }
+
+    /// Calls `visit` with the index and matte of each pixel `tone` reads, on every `step`-th row and column;
+    /// false (after visiting) when the photo was not parsed or too little hair shows (counted on that grid).
+    static func visitPixels(_ analysis: PhotoAnalysis, step: Int = 1, _ visit: (Int, Float) -> Void) -> Bool {
+        guard let own = analysis.ownHair else { return false }
         let image = analysis.frame.image
         let box = analysis.chosen.box
         let side = max(box.right - box.left, box.bottom - box.top)
         let x0 = max(Int(box.left - side), 0), x1 = min(Int(box.right + side), image.width - 1)
         let y0 = max(Int(box.top - 1.2 * side), 0), y1 = min(Int(box.bottom + 2 * side), image.height - 1)
-        guard x0 <= x1, y0 <= y1 else { return nil }
-        var weights = [Float](repeating: 0, count: image.width * image.height)
+        guard x0 <= x1, y0 <= y1 else { return false }
         var count = 0
-        for y in y0...y1 {
-            for x in x0...x1 {
+        for y in stride(from: y0, through: y1, by: step) {
+            for x in stride(from: x0, through: x1, by: step) {
                 let i = y * image.width + x
                 guard own.classes[i] == OwnHair.hair, own.matte[i] >= minimumMatte else { continue }
-                weights[i] = own.matte[i]
+                visit(i, own.matte[i])
                 count += 1
             }
         }
         let needed = max(minimumPixels, Int(minimumFaceShare * (box.right - box.left) * (box.bottom - box.top)))
-        return count >= needed ? weights : nil
+        return count * step * step >= needed
     }
 
     /// `look` with its recipe solved so that under `look.lighting` the model's sphere shows `target` (linear RGB)

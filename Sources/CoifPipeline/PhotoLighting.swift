@@ -119,15 +119,20 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// Hair lighter than that highlight (every brown, red or blonde, and black hair that shows its shine)
     /// leaves it whole: 1. No own hair to read (bald, a hat): 1.
     static func hairSheen(_ analysis: PhotoAnalysis, lighting: Lighting) -> Float {
-        guard let weights = OwnHairColor.weights(analysis) else { return 1 }
+        // On a grid of at most ~65,000 of the window's pixels: a 10-megapixel portrait's millions of hair
+        // pixels, gathered and sorted, cost 170 ms for a percentile the grid gives as well.
+        let box = analysis.chosen.box
+        let side = Double(max(box.right - box.left, box.bottom - box.top))
+        let step = max(1, Int((3 * side * 4.2 * side / 65_536).squareRoot()))
         let image = analysis.frame.image
+        let table = srgbDecodeTable
         var luminances: [Float] = []
-        for i in weights.indices where weights[i] > 0 {
+        let enough = OwnHairColor.visitPixels(analysis, step: step) { i, _ in
             let p = i * image.channels
-            luminances.append(dot(Vec3(srgbToLinear(Float(image.pixels[p]) / 255), srgbToLinear(Float(image.pixels[p + 1]) / 255),
-                                       srgbToLinear(Float(image.pixels[p + 2]) / 255)), rec709Luminance))
+            luminances.append(dot(Vec3(table[Int(image.pixels[p])], table[Int(image.pixels[p + 1])], table[Int(image.pixels[p + 2])]),
+                                  rec709Luminance))
         }
-        guard !luminances.isEmpty else { return 1 }
+        guard enough, !luminances.isEmpty else { return 1 }
         luminances.sort()
         return hairSheen(ownHighlight: luminances[min(luminances.count - 1, Int(0.9 * Float(luminances.count - 1) + 0.5))],
                          lighting: lighting)
