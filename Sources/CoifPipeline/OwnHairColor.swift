@@ -41,13 +41,16 @@ public enum OwnHairColor {
         return visitPixels(analysis) { i, matte in weights[i] = matte } ? weights : nil
     }
 
-    /// Calls `visit` with the index and matte of each pixel `tone` reads, on every `step`-th row and column;
-    /// false (after visiting) when the photo was not parsed or too little hair shows (counted on that grid).
-    static func visitPixels(_ analysis: PhotoAnalysis, step: Int = 1, _ visit: (Int, Float) -> Void) -> Bool {
+    /// Calls `visit` with the index and matte of each pixel `tone` reads, on a grid of about `atMost` of the
+    /// window's pixels (every pixel where the window holds fewer); false (after visiting) when the photo was not
+    /// parsed or too little hair shows (counted on that grid).
+    static func visitPixels(_ analysis: PhotoAnalysis, atMost: Double = .infinity, _ visit: (Int, Float) -> Void) -> Bool {
         guard let own = analysis.ownHair else { return false }
         let image = analysis.frame.image
         let box = analysis.chosen.box
         let side = max(box.right - box.left, box.bottom - box.top)
+        // The window below is about 3 sides wide and 4.2 high.
+        let step = max(1, Int((3 * Double(side) * 4.2 * Double(side) / atMost).squareRoot()))
         let x0 = max(Int(box.left - side), 0), x1 = min(Int(box.right + side), image.width - 1)
         let y0 = max(Int(box.top - 1.2 * side), 0), y1 = min(Int(box.bottom + 2 * side), image.height - 1)
         guard x0 <= x1, y0 <= y1 else { return false }
@@ -131,38 +134,50 @@ public enum OwnHairColor {
     /// Clamped channel by channel, every channel met the clear fibre: long light-blonde hair, whose render is
     /// darker than the model's sphere, came back a neutral grey (deep3dfacerecon 000126 in long-wavy: L* 71,
     /// chroma 0, against the photo's L* 81, chroma 10, ΔE76 14.3; scaled, L* 67, chroma 9, ΔE76 14.1).
-    public static func nextTarget(_ look: HairLook, own: HairTone, draws: [Draw], withinReach: Bool = true) -> Vec3 {
-        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
+    public static func nextTarget(_ look: HairLook, own: HairTone, draws: [Draw]) -> Vec3 {
+        withinReach(wantedTarget(own: own, draws: draws), lights: look.lighting)
+    }
+
+    /// `nextTarget` before it is brought within a clear fibre's reach: what the model must show, whatever the light.
+    public static func wantedTarget(own: HairTone, draws: [Draw]) -> Vec3 {
         let (gain, sheen) = response(draws)
         let want = own.linear
         var out = Vec3.zero
-        var scale: Float = 1
         for c in 0..<3 {
             // Never below a twentieth of the wanted colour: under a sheen brighter than the hair, the darkest
             // fibre, not a target of nothing.
             out[c] = max(want[c] - sheen, 0.05 * max(want[c], 1e-5)) / gain
-            scale = min(scale, clear[c] / out[c])
         }
-        return withinReach ? out * scale : out
+        return out
+    }
+
+    /// `target` scaled down as a whole, where it must be, to what a clear fibre shows under `lights`.
+    public static func withinReach(_ target: Vec3, lights: Lighting) -> Vec3 {
+        let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: lights, withHighlight: false)
+        var scale: Float = 1
+        for c in 0..<3 { scale = min(scale, clear[c] / target[c]) }
+        return target * scale
     }
 
     /// The most `lit(_:toShow:)` raises the light on the hair over the exposure read from the face.
     static let mostExposureRaise: Float = 2
 
-    /// `look` with its light raised (exposure, at most `mostExposureRaise` times) as far as a clear fibre
+    /// `look` with its light raised (exposure, to at most `mostExposureRaise` times `faceExposure`, the exposure
+    /// read from the face; `look`'s own where not given, so redraws never compound it) as far as a clear fibre
     /// needs to show `target` (linear RGB, the model's colour without the highlight), unchanged where it already
     /// can. The photo shows the person's own hair in its own light: hair lighter than any fibre shows under the
     /// light read from the face says the light on the hair is brighter than that. (The face's exposure is held
     /// to 0.75–1.05 of Coif's lights so that a preset stays the colour it names; `own`'s measure is the hair.)
     /// Scaled down within the clear fibre's reach instead, long light-blonde hair came back ~13 L* darker
     /// (deep3dfacerecon 000126 in long-wavy: L* 67 against the photo's 81).
-    public static func lit(_ look: HairLook, toShow target: Vec3) -> HairLook {
+    public static func lit(_ look: HairLook, toShow target: Vec3, over faceExposure: Float? = nil) -> HairLook {
         let clear = HairRecipe.referenceColor(sigmaA: .zero, lights: look.lighting, withHighlight: false)
         var needed: Float = 1
         for c in 0..<3 where clear[c] > 0 { needed = max(needed, target[c] / clear[c]) }
         guard needed > 1 else { return look }
         var out = look
-        out.lighting.exposure *= min(needed, mostExposureRaise)
+        let most = (faceExposure ?? look.lighting.exposure) * mostExposureRaise
+        out.lighting.exposure = max(look.lighting.exposure, min(look.lighting.exposure * needed, most))
         return out
     }
 }

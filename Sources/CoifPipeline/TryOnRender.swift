@@ -354,13 +354,15 @@ extension TryOnEngine {
         var shown: [Vec3] = []
         var draws: [OwnHairColor.Draw] = []
         var lastTarget = target
+        let faceExposure = look.lighting.exposure
         for _ in 0..<OwnHairColor.maximumRedraws {
             guard let rendered = HairTone(layer: layer) else { break }
             shown.append(rendered.lab)
             guard rendered.deltaE76(own) > OwnHairColor.redrawAboveDeltaE else { break }
             draws.append(OwnHairColor.Draw(look, rendered: rendered))
-            look = OwnHairColor.lit(look, toShow: OwnHairColor.nextTarget(look, own: own, draws: draws, withinReach: false))
-            let next = OwnHairColor.nextTarget(look, own: own, draws: draws)
+            let wanted = OwnHairColor.wantedTarget(own: own, draws: draws)
+            look = OwnHairColor.lit(look, toShow: wanted, over: faceExposure)
+            let next = OwnHairColor.withinReach(wanted, lights: look.lighting)
             // The same target again draws the same hair (a dark own hair whose response is held at its bound:
             // deepface couple's drew seven identical redraws, 5 s).
             if next == lastTarget { break }
