@@ -45,9 +45,8 @@ public struct StrandSet: Sendable, Equatable {
     /// head one strand covers, for the level of detail.
     public func meanLengthMm(sampleStrands: Int = 64) -> Float {
         guard strandCount > 0, pointsPerStrand > 1 else { return 0 }
-        let step = max(1, strandCount / max(sampleStrands, 1))
         var total: Float = 0, count = 0
-        for i in stride(from: 0, to: strandCount, by: step) {
+        for i in sampled(sampleStrands) {
             let points = strand(i)
             var previous = points.first!
             for p in points.dropFirst() {
@@ -59,6 +58,11 @@ public struct StrandSet: Sendable, Equatable {
         return total / Float(count)
     }
 
+    /// Up to `sampleStrands` evenly spaced strands' indices (a few more where the count does not divide).
+    func sampled(_ sampleStrands: Int) -> StrideTo<Int> {
+        stride(from: 0, to: strandCount, by: max(1, strandCount / max(sampleStrands, 1)))
+    }
+
     /// How far resampling to fewer points moves these strands, in mm: element n (2 ≤ n ≤ pointsPerStrand)
     /// is the 95th percentile, over up to `sampleStrands` evenly spaced strands, of the largest distance
     /// from a strand's point to its n-point resampling (elements 0 and 1 are infinite). A curl needs many points where straight hair needs
@@ -67,8 +71,7 @@ public struct StrandSet: Sendable, Equatable {
         let m = pointsPerStrand
         var errors = [Float](repeating: .infinity, count: m + 1)
         guard strandCount > 0 else { return errors }
-        let step = max(1, strandCount / max(sampleStrands, 1))
-        let sampled = Array(stride(from: 0, to: strandCount, by: step))
+        let sampled = Array(self.sampled(sampleStrands))
         // Each sampled strand's points and the fraction of its length at each point, found once.
         var points: [[Vec3]] = [], fractions: [[Float]] = []
         for i in sampled {

@@ -121,13 +121,10 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     static func hairSheen(_ analysis: PhotoAnalysis, lighting: Lighting) -> Float {
         // On a grid of at most ~65,000 of the window's pixels: a 10-megapixel portrait's millions of hair
         // pixels, gathered and sorted, cost 170 ms for a percentile the grid gives as well.
-        let box = analysis.chosen.box
-        let side = Double(max(box.right - box.left, box.bottom - box.top))
-        let step = max(1, Int((3 * side * 4.2 * side / 65_536).squareRoot()))
         let image = analysis.frame.image
         let table = srgbDecodeTable
         var luminances: [Float] = []
-        let enough = OwnHairColor.visitPixels(analysis, step: step) { i, _ in
+        let enough = OwnHairColor.visitPixels(analysis, atMost: 65_536) { i, _ in
             let p = i * image.channels
             luminances.append(dot(Vec3(table[Int(image.pixels[p])], table[Int(image.pixels[p + 1])], table[Int(image.pixels[p + 2])]),
                                   rec709Luminance))
