@@ -238,8 +238,7 @@ final class BelievableTests: XCTestCase {
     /// strands 2.4 px wide, and the solid hair's 99th percentile of luminance was 4.0 times its median (grey
     /// dots over the crown); now 8,571 strands and 2.4.
     func testABuzzCutOnASmallFaceIsStubbleNotSpecks() throws {
-        let path = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) is missing (install Debian python3-skimage)") }
+        let path = try Fixtures.requireCamera()
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let analysis = try engine.analyse(photoPath: path, timing: &timing)
@@ -498,7 +497,7 @@ final class BelievableTests: XCTestCase {
         var timing = FrameTiming()
         for photo in [try Fixtures.requireAstronaut(), "/usr/share/doc/opencv-doc/examples/data/messi5.jpg"] {
             let frame = try Frame.read(path: photo)
-            let analysis = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)[0]
+            let analysis = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)[0]
             let hair = try XCTUnwrap(analysis.ownHair), plate = try XCTUnwrap(analysis.plate)
             var features = 0, changed = 0
             for i in 0..<hair.classes.count where HairPlate.protectedClasses.contains(hair.classes[i]) {
@@ -657,7 +656,7 @@ final class BelievableHeadTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: try Fixtures.requireAstronaut())
-        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
         let scalp = try XCTUnwrap(analyses[0].scalpHair)
         XCTAssertGreaterThan(scalp.weights.filter { $0 > 0.9 }.count, 500, "her hair-bearing scalp is found")
         func mattes(_ style: String) throws -> (removed: [UInt8], kept: [UInt8]) {
@@ -689,7 +688,7 @@ final class BelievableHeadTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: try Fixtures.requireAstronaut())
-        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
         let analysis = analyses[0]
         let plate = try XCTUnwrap(analysis.plate), hair = try XCTUnwrap(analysis.ownHair)
         let filled = analysis.filledSkin ?? []

@@ -50,8 +50,7 @@ final class EarAnchorTests: XCTestCase {
     /// camera.png's cameraman, turned ~75–80° by eye and looking down into his camera: the mesh alone reads
     /// 58°; with the ear, past 65°. Solved again with a longer lens (as head sizing does), the turn stays.
     func testTheCameramansTurnIsReadFromHisEar() throws {
-        let path = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(path) is missing (install Debian python3-skimage)") }
+        let path = try Fixtures.requireCamera()
         let frame = try Frame.read(path: path)
         let analyzer = try FaceAnalyzer.standard()
         var timing = FrameTiming()
@@ -74,8 +73,7 @@ final class EarAnchorTests: XCTestCase {
     /// `coif landmarks --json` says where the ear that turned a pose was (camera.png's, left of his face as he
     /// faces right), and null on a frontal face.
     func testLandmarksJSONSaysWhichEarTurnedThePose() throws {
-        let camera = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
-        guard FileManager.default.fileExists(atPath: camera) else { throw XCTSkip("\(camera) is missing (install Debian python3-skimage)") }
+        let camera = try Fixtures.requireCamera()
         for (photo, turned) in [(camera, true), (try Fixtures.requireAstronaut(), false)] {
             let run = try Fixtures.runCoif(["landmarks", photo, "--face", "largest", "--json"])
             XCTAssertEqual(run.status, 0, run.stderr)

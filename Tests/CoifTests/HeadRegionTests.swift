@@ -606,7 +606,7 @@ final class HeadRegionTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: "\(portraits)/insightface_2963.jpg")
-        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
         let own = try XCTUnwrap(analyses[0].ownHair), plate = try XCTUnwrap(analyses[0].plate)
         let landmarks = analyses[0].chosen.landmarks
         let width = frame.image.width, height = frame.image.height
@@ -690,8 +690,7 @@ final class HeadRegionTests: XCTestCase {
     /// line left a notch behind the ear that the fill painted with the sky (a grey ghost of the old head).
     func testTheBackOfATurnedHeadIsHeadNotBackground() throws {
         _ = try OwnHairTests.requireModel()
-        let camera = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
-        guard FileManager.default.fileExists(atPath: camera) else { throw XCTSkip("\(camera) is missing (install Debian python3-skimage)") }
+        let camera = try Fixtures.requireCamera()
         let engine = try Fixtures.sharedEngine()
         func backOfHead(_ path: String) throws -> (drawn: Int, region: Int) {
             var timing = FrameTiming()
@@ -906,7 +905,7 @@ final class HeadRegionTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: try Fixtures.requireAstronaut())
-        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
         let result = try engine.render(analyses, job: TryOnJob(input: .frame(frame), style: "buzz-cut", look: HairLook(color: try HairColor.parse("auburn"))),
                                        timing: &timing)
         let width = frame.image.width, height = frame.image.height
@@ -957,7 +956,7 @@ final class HeadRegionTests: XCTestCase {
         for path in photos {
             var timing = FrameTiming()
             let frame = try Frame.read(path: path)
-            let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+            let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
             let own = try XCTUnwrap(analyses[0].ownHair), plate = try XCTUnwrap(analyses[0].plate)
             var features = 0, changed = 0
             for i in 0..<(frame.image.width * frame.image.height) where HairPlate.protectedClasses.contains(own.classes[i]) {

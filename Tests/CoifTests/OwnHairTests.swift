@@ -28,7 +28,7 @@ final class OwnHairTests: XCTestCase {
         let engine = try Fixtures.sharedEngine()
         var timing = FrameTiming()
         let frame = try Frame.read(path: try Fixtures.requireAstronaut())
-        let analyses = try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
         XCTAssertNotNil(timing[.parse])
         XCTAssertNotNil(timing[.plate])
         return (frame, analyses[0])
@@ -141,7 +141,7 @@ final class OwnHairTests: XCTestCase {
         func plate() throws -> PhotoAnalysis {
             var timing = FrameTiming()
             let frame = Frame(image: big, source: "astronaut-x4")
-            return try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)[0]
+            return try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)[0]
         }
         let first = try plate(), second = try plate()
         let bigPlate = try XCTUnwrap(first.plate), smallPlate = try XCTUnwrap(small.plate)

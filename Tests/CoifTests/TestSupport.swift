@@ -31,12 +31,24 @@ enum Fixtures {
         return packageRoot.appendingPathComponent(".build/debug/coif").path
     }
 
-    static func requireAstronaut() throws -> String {
-        guard FileManager.default.isReadableFile(atPath: astronaut) else {
-            print("skipping: \(astronaut) is missing (install Debian python3-skimage; `make test` does)")
-            throw XCTSkip("\(astronaut) missing")
+    /// Debian python3-skimage's camera.png (512×512 greyscale, the cameraman turned ~75° to his camera; CC0).
+    static let camera = "/usr/lib/python3/dist-packages/skimage/data/camera.png"
+
+    static func requireAstronaut() throws -> String { try requireSkimagePhoto(astronaut) }
+    static func requireCamera() throws -> String { try requireSkimagePhoto(camera) }
+
+    /// `path` (one of python3-skimage's photos), or a skip saying what to install.
+    static func requireSkimagePhoto(_ path: String) throws -> String {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            print("skipping: \(path) is missing (install Debian python3-skimage; `make test` does)")
+            throw XCTSkip("\(path) missing")
         }
-        return astronaut
+        return path
+    }
+
+    /// `frame`'s largest face analysed and its own hair removed (seed 1), as a still's render starts.
+    static func ownHairRemoved(_ frame: Frame, engine: TryOnEngine, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        try engine.removeOwnHair(try engine.analyse(frame, faces: .largest, timing: &timing), seed: 1, timing: &timing)
     }
 
     /// One engine for the whole test process.
