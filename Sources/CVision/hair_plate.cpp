@@ -238,12 +238,25 @@ constexpr float kShoulderFromChin = 0.5f;
 // so the skin just under the band continues the band and the chest farther down keeps its own colour.
 constexpr float kNeckFootSeed = 0.1f;
 
-// The shoulders' line from the neck: the half-width gained per pixel of drop where it leaves the neck (the
-// trapezius' ~16° below level; a 25° line, 2 px a pixel, narrowed the shoulders to a cone and left the wall
-// behind where long hair had covered them), rounding over to kShoulderToHead of the head's width each side
-// (shoulders are ~2.6 head breadths wide).
-constexpr float kShoulderSlope = 3.5f;
+// The shoulders' line from the neck: the half-width gained per pixel of drop along the trapezius (~22° below
+// level), straight out to a rounded corner at kShoulderToHead of the head's width each side (shoulders are ~2.6
+// head breadths wide). 3.5 (16°) on an exponential approach drew a flat dome; the straight line with a corner
+// reads as shoulders (liveportrait d9).
+constexpr float kShoulderSlope = 2.5f;
+// The drop over which the neck's side curves out into the shoulders' line, as a share of the neck's half-width
+// (where the trapezius joins the neck: a few centimetres).
+constexpr float kNeckFlareToNeck = 0.6f;
+// How round the deltoid's corner is, as a share of the shoulders' reach from the neck.
+constexpr float kShoulderCornerToReach = 0.15f;
 constexpr float kShoulderToHead = 1.3f;
+
+// How the background seen beside the body bounds its outline where the hair hid it (besideBody). Above a row whose
+// background shows past the body's outermost visible pixel, the body may be this much wider per row of rise, over
+// at most a head's height (arms hang from the shoulders: the shoulders are about as wide as the arms below them,
+// the deltoids a little wider); below such a row, this much per row of drop (the body flares to hips and elbows).
+// A dome as wide as 2.6 head breadths filled a slim, turned woman's foliage with her dress (000126) where her arms
+// and the leaves beside them showed below the hair.
+constexpr float kBodyWidenRising = 0.15f, kBodyWidenDropping = 1.0f;
 
 // A torso's light: what it loses at its silhouette, where its surface has turned 90° from the camera (about
 // what a cylinder under soft frontal light loses), and at most how far it leans toward the side the face is
@@ -849,6 +862,7 @@ struct Region {
     cv::Mat seed;                    // CV_8U, or empty: plate pixels (not the photo's) its fill's colour continues from too
     float grain = 0;                 // the grain it carries where nothing is copied
     bool body = false;               // the body's skin or clothes (not above the chin), not the background
+    bool skin = false;               // the body's skin (neck, chest, shoulders), not its clothes
 };
 
 
@@ -957,6 +971,12 @@ constexpr float kBodyRampToHead = 0.2f, kBodySideRampToHead = 0.1f, kNeckHalfToH
 // A region continues on its own from 64 source pixels; the body's sources come to a third of the band from the
 // hair (a top seen only between strands of long hair lies wholly within the band).
 constexpr int kRegionLeastSources = 64, kBodySourceBandPart = 3;
+// How far up or down (a share of the head's height) the visible body skin's span across a row carries to rows the
+// hair hid (bodySkinSpan): about a neckline's curve over that drop.
+constexpr float kSkinSpanRowsToHead = 0.15f;
+// Bare skin seen lower down carries farther up: a bare arm or the side of a bare chest below the hair says the
+// shoulder above it is bare too (deepface img54's shoulders, under hair down to her upper arms).
+constexpr float kSkinSpanRowsBelowToHead = 0.5f;
 // A region's fill is made where it claims over 1% of a removed pixel off the head, and its completion laid where
 // it claims over 2%.
 constexpr float kShareToFill = 0.01f, kShareToComplete = 0.02f;
@@ -1188,7 +1208,44 @@ struct BodyOutline {
     cv::Mat weight;        // CV_32F 0…1: where the body may be
     cv::Mat zone;          // CV_8U: weight over kBodyZoneAbove
     cv::Mat torso;         // CV_32F: the torso's light, a factor on perceptual values (1 off the body)
+    float middle = 0;      // the neck's middle, column
+    float neckHalfWidth = 0;  // the neck's half-width, px
 };
+
+// The body's half-width bound on one side (`side` -1 left, +1 right) of `middle`, per row of the box: where a row
+// shows the background (`background`, what the parse calls background and is not clothes) past the outermost
+// visible body pixel (`body`), the body ends before it; the bound carries to rows above and below by
+// kBodyWidenRising and kBodyWidenDropping. Rows with no such evidence within reach stay unbounded (a large value).
+std::vector<float> besideBody(const cv::Mat &body, const cv::Mat &background, float middle, float least, int side, float reach) {
+    const int rows = body.rows, cols = body.cols;
+    constexpr float kUnbounded = 1e9f;
+    std::vector<float> seen(size_t(rows), kUnbounded), bound(size_t(rows), kUnbounded);
+    const int from = std::min(std::max(int(std::lround(middle)), 0), cols - 1);
+    for (int y = 0; y < rows; ++y) {
+        const uint8_t *bd = body.ptr<uint8_t>(y), *bg = background.ptr<uint8_t>(y);
+        int farthest = -1;
+        for (int x = from; x >= 0 && x < cols; x += side)
+            if (bd[x]) farthest = x;
+        const float start = farthest >= 0 ? std::fabs(float(farthest) - middle) : least;
+        for (int x = from; x >= 0 && x < cols; x += side) {
+            const float d = std::fabs(float(x) - middle);
+            if (d > start && bg[x]) {
+                seen[size_t(y)] = d;
+                break;
+            }
+        }
+    }
+    const int span = std::max(1, int(reach));
+    for (int y = 0; y < rows; ++y) {
+        float b = kUnbounded;
+        for (int k = std::max(0, y - span); k <= std::min(rows - 1, y + span); ++k) {
+            if (seen[size_t(k)] >= kUnbounded) continue;
+            b = std::min(b, seen[size_t(k)] + (k >= y ? kBodyWidenRising : kBodyWidenDropping) * float(std::abs(k - y)));
+        }
+        bound[size_t(y)] = b;
+    }
+    return bound;
+}
 
 // 5. The body (neck, shoulders, clothes) hangs below the head: it does not continue above the chin, fading in over
 // the fifth of the head's height above the head region's foot, where the neck's sides show behind the jaw. Above,
@@ -1197,8 +1254,10 @@ struct BodyOutline {
 // Skin and clothes share that outline, so the neck flares into the shoulders. The body is a volume lit as the head
 // is: across each row a torso's section (an ellipse as wide as the body there) turns from the camera toward its
 // sides (kTorsoTurn at its silhouette) and leans toward the side the face is lit from; a body continued flat under
-// long hair read as a cut-out dome.
-BodyOutline outlineBody(const PlateBox &b) {
+// long hair read as a cut-out dome. Each side then ends before the background the photo shows beside the body
+// (besideBody), so a slim or turned person's body is not the template's width where her arms and the wall beside
+// them show below the hair.
+BodyOutline outlineBody(const uint8_t *rgb, int32_t width, const PlateBox &b) {
     BodyOutline o;
     o.head = cv::boundingRect(b.head);
     o.weight = cv::Mat(b.rect.size(), CV_32F, cv::Scalar(0));
@@ -1209,16 +1268,29 @@ BodyOutline outlineBody(const PlateBox &b) {
     const float bodyRamp = o.head.empty() ? 1 : std::max(1.0f, kBodyRampToHead * headHeight);
     float headMiddle = float(o.head.x) + 0.5f * float(o.head.width - 1), neckHalfWidth = kNeckHalfToHead * float(o.head.width);
     neckUnderJaw(b.bare, headMiddle, neckHalfWidth);
+    o.middle = headMiddle;
+    o.neckHalfWidth = neckHalfWidth;
     const float sideRamp = std::max(1.0f, kBodySideRampToHead * float(o.head.width));
     const cv::Rect face = cv::boundingRect(b.bare);
     o.chin = face.empty() ? o.headBottom : std::min(float(face.y + face.height - 1), o.headBottom);
     const float shoulderTop = o.chin + kShoulderFromChin * (o.headBottom - o.chin);
     const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(o.head.width));
     // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the shoulders'
-    // line, rounding over to the shoulders' width (an exponential approach, not a corner).
+    // line to the shoulders' width. The neck's side turns into the trapezius' line over kNeckFlareToNeck of the neck's half-width of drop (the
+    // drop is eased in quadratically, so the outline leaves the neck vertically and curves out): a line that left
+    // the neck at the trapezius' slope at once drew a column standing on a dome.
+    const float flare = std::max(1.0f, kNeckFlareToNeck * neckHalfWidth);
     auto shoulderLine = [&](float drop) {
         const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
-        return neckHalfWidth + reach * (1 - std::exp(-kShoulderSlope * std::max(drop, 0.0f) / reach));
+        const float d = std::max(drop + 0.5f * flare, 0.0f);
+        const float eased = d < flare ? d * d / (2 * flare) : d - 0.5f * flare;
+        // Along the trapezius' straight line, then round the deltoid's corner (a soft minimum of the line and the
+        // shoulders' width, kShoulderCornerToReach of the reach wide) and down the arm; an exponential approach
+        // curved all the way out and read as a dome.
+        const float corner = std::max(1.0f, kShoulderCornerToReach * reach), along = kShoulderSlope * eased;
+        const float beyond = (reach - along) / corner;
+        const float soft = beyond > 20 ? along : reach - corner * std::log1p(std::exp(beyond));
+        return neckHalfWidth + std::max(soft, 0.0f);
     };
     // Which side the light comes from: the head's shading on either side of its middle.
     float lightSide = 0;
@@ -1239,13 +1311,21 @@ BodyOutline outlineBody(const PlateBox &b) {
             lightSide = float(std::min(std::max((right - left) / std::max(right + left, 1e-3), -double(kTorsoLightLean)), double(kTorsoLightLean)));
         }
     }
-    if (!o.head.empty())
+    // The template's outline first; then, each side bounded by the background seen beside the body (besideBody),
+    // with the clothes the parse calls background (a white dress) told from it by the template's zone.
+    std::vector<float> bound[2];
+    for (int pass = 0; pass < 2 && !o.head.empty(); ++pass) {
         for (int y = 0; y < b.rect.height; ++y) {
             float *w = o.weight.ptr<float>(y), *lit = o.torso.ptr<float>(y);
             const float belowChin = std::min(std::max((float(y) - bodyFrom) / bodyRamp, 0.0f), 1.0f);
-            const float halfWidth = std::max(shoulderLine(float(y) - shoulderTop), 1.0f);
+            const float fromTemplate = std::max(shoulderLine(float(y) - shoulderTop), 1.0f);
+            float halfWidths[2] = {fromTemplate, fromTemplate};
+            if (pass == 1)
+                for (int side = 0; side < 2; ++side)
+                    halfWidths[side] = std::max(std::min(fromTemplate, bound[side][size_t(y)]), std::min(fromTemplate, neckHalfWidth));
             if (belowChin <= 0) continue;
             for (int x = 0; x < b.rect.width; ++x) {
+                const float halfWidth = halfWidths[float(x) > headMiddle ? 1 : 0];
                 const float across = (float(x) - headMiddle) / halfWidth;
                 w[x] = belowChin * std::min(std::max((halfWidth - std::fabs(float(x) - headMiddle)) / sideRamp + 0.5f, 0.0f), 1.0f);
                 if (w[x] <= 0) continue;
@@ -1255,6 +1335,33 @@ BodyOutline outlineBody(const PlateBox &b) {
                 lit[x] = 1 + (std::pow(light, 1 / 2.2f) - 1) * w[x];
             }
         }
+        o.zone = o.weight > kBodyZoneAbove;
+        if (pass == 1) break;
+        // The evidence, off the head and a band from the hair (its wisps are neither).
+        const cv::Mat visible = (b.head == 0) & (b.fromHair > float(b.band));
+        const cv::Mat called = b.classes == CV_PARSE_BACKGROUND;
+        const cv::Mat clothes = clothesCalledBackground(rgb, width, b.rect, b.classes, o.zone, visible & called & (o.zone == 0));
+        const cv::Mat bodySeen = visible & ((b.classes == CV_PARSE_CLOTH) | (b.classes == CV_PARSE_NECK) | (b.classes == CV_PARSE_SKIN) | clothes);
+        // Only background joined to what shows beside the head above the body: a black belt the parse calls
+        // background, enclosed by a white dress, is not the wall beside her (000126's narrowed her to her neck).
+        cv::Mat backgroundSeen = visible & called & (clothes == 0), labels;
+        cv::connectedComponents(backgroundSeen, labels, 8, CV_32S);
+        std::vector<uint8_t> beside(size_t(b.rect.area()) + 1, 0);
+        for (int y = 0; y < std::min(b.rect.height, int(std::floor(bodyFrom))); ++y) {
+            const int *l = labels.ptr<int>(y);
+            for (int x = 0; x < b.rect.width; ++x) beside[size_t(l[x])] = 1;
+        }
+        beside[0] = 0;
+        for (int y = 0; y < b.rect.height; ++y) {
+            const int *l = labels.ptr<int>(y);
+            uint8_t *seen = backgroundSeen.ptr<uint8_t>(y);
+            for (int x = 0; x < b.rect.width; ++x) seen[x] = beside[size_t(l[x])] ? 255 : 0;
+        }
+        for (int side = 0; side < 2; ++side)
+            bound[side] = besideBody(bodySeen, backgroundSeen, headMiddle, neckHalfWidth, side == 0 ? -1 : 1, headHeight);
+        o.weight.setTo(0);
+        o.torso.setTo(1);
+    }
     o.zone = o.weight > kBodyZoneAbove;
     return o;
 }
@@ -1289,6 +1396,7 @@ std::vector<Region> findRegions(const uint8_t *rgb, int32_t width, const PlateBo
         region.source = kind == 0 ? s.background & regionSources[kind] & (body.zone == 0)
                                   : regionSources[kind] & (b.head == 0) & (b.fromHair > float(std::max(1, b.band / kBodySourceBandPart)));
         region.body = kind > 0;
+        region.skin = kind == 1;
         if (cv::countNonZero(region.source) < kRegionLeastSources) continue;
         // The body's skin takes its colour from the neck the head's fill lays as well as from the skin the photo
         // shows: the neck band's foot (kNeckFootSeed). Without it the band's foot, in the face's tone, met the body's
@@ -1324,6 +1432,48 @@ inline float sharpened(float claim) {
 // shoulders hid the person's shoulders and top, not the wall behind: a wall continued there left the head floating
 // over it; where no body region claims, to the one with the most sources); above the chin and beyond the shoulders
 // the body's claim passes to the background.
+// Where the body's skin may continue (CV_32F 0…1, the box's size): the neck's column, and across each row the
+// span the visible body skin holds within kSkinSpanRowsToHead of the head's height above it (kSkinSpanRowsBelowToHead
+// below it), softened
+// over the body's side ramp. Elsewhere in the body the clothes continue: skin seen only at the neckline, whose
+// membrane otherwise spread over the shoulders the hair hid, laid a slab of skin over a T-shirt's or a blouse's
+// shoulders (insightface 2963, deepface img11); bare shoulders the photo shows keep their skin (deepface img54).
+cv::Mat bodySkinSpan(const std::vector<Region> &regions, const BodyOutline &body) {
+    const Region *skin = nullptr;
+    for (const Region &r : regions)
+        if (r.skin) skin = &r;
+    if (!skin || body.head.empty()) return cv::Mat();
+    const int rows = skin->source.rows, cols = skin->source.cols;
+    std::vector<int> left(size_t(rows), cols), right(size_t(rows), -1);
+    for (int y = 0; y < rows; ++y) {
+        const uint8_t *m = skin->source.ptr<uint8_t>(y);
+        for (int x = 0; x < cols; ++x)
+            if (m[x]) {
+                left[size_t(y)] = std::min(left[size_t(y)], x);
+                right[size_t(y)] = x;
+            }
+    }
+    const int reach = std::max(1, int(kSkinSpanRowsToHead * float(body.head.height)));
+    const int reachBelow = std::max(reach, int(kSkinSpanRowsBelowToHead * float(body.head.height)));
+    const float ramp = std::max(1.0f, kBodySideRampToHead * float(body.head.width));
+    cv::Mat allowed(skin->source.size(), CV_32F, cv::Scalar(0));
+    for (int y = 0; y < rows; ++y) {
+        int from = cols, to = -1;
+        for (int k = std::max(0, y - reach); k <= std::min(rows - 1, y + reachBelow); ++k) {
+            from = std::min(from, left[size_t(k)]);
+            to = std::max(to, right[size_t(k)]);
+        }
+        const float spanFrom = std::min(float(from), body.middle - body.neckHalfWidth);
+        const float spanTo = std::max(float(to), body.middle + body.neckHalfWidth);
+        float *a = allowed.ptr<float>(y);
+        for (int x = 0; x < cols; ++x) {
+            const float outside = std::max(spanFrom - float(x), float(x) - spanTo);
+            a[x] = std::min(std::max(0.5f - outside / ramp, 0.0f), 1.0f);
+        }
+    }
+    return allowed;
+}
+
 cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, const BodyOutline &body) {
     cv::Mat indicator(b.rect.size(), CV_32FC3, cv::Scalar::all(0)), anySource(b.rect.size(), CV_8U, cv::Scalar(0));
     for (size_t k = 0; k < regions.size(); ++k) {
@@ -1338,6 +1488,9 @@ cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, cons
         if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
     // No head: no shoulders to place, and the regions meet where their membranes do.
     const bool placeBody = !body.head.empty() && !regions[0].body;
+    const cv::Mat skinAllowed = placeBody ? bodySkinSpan(regions, body) : cv::Mat();
+    int skinKind = -1, clothesKind = -1;
+    for (size_t k = 1; k < regions.size(); ++k) (regions[k].skin ? skinKind : clothesKind) = int(k);
     cv::Mat share(b.rect.size(), CV_32FC3, cv::Scalar::all(0));
     for (int y = 0; y < b.rect.height; ++y) {
         const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
@@ -1359,6 +1512,11 @@ cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, cons
                     const float moved = std::max(claim[int(k)], 0.0f) * (1 - allowed);
                     claim[int(k)] -= moved;
                     claim[0] += moved;
+                }
+                if (!skinAllowed.empty() && skinKind > 0 && clothesKind > 0) {
+                    const float moved = std::max(claim[skinKind], 0.0f) * (1 - skinAllowed.at<float>(y, x));
+                    claim[skinKind] -= moved;
+                    claim[clothesKind] += moved;
                 }
             }
             const cv::Vec3f p(sharpened(claim[0]), sharpened(claim[1]), sharpened(claim[2]));
@@ -1516,7 +1674,7 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         const PlateSources sources = findSources(b);
         const cv::Mat shading = headShading(b);
         SkinFill skin = lightHiddenSkin(b, sources, shading, seed);
-        const BodyOutline body = outlineBody(b);
+        const BodyOutline body = outlineBody(rgb, width, b);
         std::vector<Region> regions = findRegions(rgb, width, b, sources, skin, body);
         const cv::Mat share = regions.empty() ? cv::Mat() : shareRegions(b, regions, body);
         const RegionFill around = completeRegions(b, regions, share, body, skin.fill, seed, record);

@@ -519,7 +519,7 @@ final class HeadRegionTests: XCTestCase {
         }
     }
 
-    private func curtainScene(gap: Float, noise: UInt64 = 41, seed: UInt64, neck: HeadRegion.NeckBand? = nil,
+    private func curtainScene(gap: Float, noise: UInt64 = 41, seed: UInt64, neck: HeadRegion.NeckBand? = nil, hairFoot: Int = 400,
                               scene: (_ x: Int, _ y: Int, _ chin: Int, _ faceHalf: Int) -> (value: [Float], cls: UInt8)) throws -> CurtainScene {
         let side = 400
         let (landmarks, person, face) = try frontalHead(side: side, nose: Vec2(200, 110), pxPerMm: 0.6)
@@ -536,7 +536,7 @@ final class HeadRegionTests: XCTestCase {
         let skin: [Float] = [214, 170, 140]
         let isHair = { (x: Int, y: Int) -> Bool in
             hypotf(Float(x - 200), Float(y - 95)) < Float(faceHalf) * 1.45
-                || (y > 95 && Float(abs(x - 200)) > gap * Float(faceHalf) && abs(x - 200) < 16 * faceHalf / 5)
+                || (y > 95 && y < hairFoot && Float(abs(x - 200)) > gap * Float(faceHalf) && abs(x - 200) < 16 * faceHalf / 5)
         }
         for y in 0..<side {
             for x in 0..<side {
@@ -678,6 +678,52 @@ final class HeadRegionTests: XCTestCase {
         print("HeadRegionTests: over the shoulders \(top) of \(shoulders) px continue a top seen only between strands")
         XCTAssertGreaterThan(shoulders, 2000)
         XCTAssertGreaterThan(Double(top), 0.9 * Double(shoulders), "the top continues over the shoulders the hair hid")
+    }
+
+    /// A T-shirt under long hair: a blue wall, the neck's skin showing between the curtains down to a crew
+    /// neckline a face's half-width below the chin, and a red top below it. Over the shoulders beside the neck,
+    /// above the neckline's row, the hair hid the top's shoulders, not skin: the skin the photo shows stays
+    /// within its own span across the rows near it (and the neck's column). The membrane of the two alone spread
+    /// the neck's skin sideways over the shoulders (a slab of skin over a T-shirt, insightface 2963).
+    func testATShirtsShouldersUnderLongHairAreTheTopNotTheNecksSkin() throws {
+        let skin: [Float] = [214, 170, 140], blue: [Float] = [50, 90, 170], red: [Float] = [170, 45, 45]
+        let s = try curtainScene(gap: 2.0 / 3, seed: 19) { x, y, chin, faceHalf in
+            if y > chin && y < chin + faceHalf && abs(x - 200) < 2 * faceHalf / 3 { return (skin, OwnHair.neck) }
+            if y >= chin + faceHalf && abs(x - 200) < 16 * faceHalf / 5 { return (red, OwnHair.cloth) }
+            return (blue, OwnHair.background)
+        }
+        var pixels = 0, top = 0
+        for y in (s.chin + 3 * s.faceHalf / 5)..<(s.chin + 7 * s.faceHalf / 5) {
+            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > 11 * s.faceHalf / 10 && abs(x - 200) < 9 * s.faceHalf / 5 {
+                pixels += 1
+                if s.nearer(x, y, red, than: skin) && s.nearer(x, y, red, than: blue) { top += 1 }
+            }
+        }
+        print("HeadRegionTests: beside the neck above the neckline \(top) of \(pixels) px continue the top")
+        XCTAssertGreaterThan(pixels, 400)
+        XCTAssertGreaterThan(Double(top), 0.8 * Double(pixels), "the top's shoulders, not the neck's skin, go on under the hair")
+    }
+
+    /// A slim body under long hair: a blue wall, a red top only 1.4 face half-widths each side of the middle (a
+    /// slim or turned person), and curtains of hair out to 3.2 face half-widths that end above the photo's foot,
+    /// so the wall shows beside the top below them. Over the curtains' outer part, the hair hid the wall, not a
+    /// body as wide as the shoulders' template (2.6 half-widths): the wall seen beside the body below bounds it
+    /// above. A dome that wide filled a slim woman's foliage with her dress (deep3dfacerecon 000126).
+    func testTheWallSeenBesideASlimBodyBelowTheHairBoundsItAbove() throws {
+        let blue: [Float] = [50, 90, 170], red: [Float] = [170, 45, 45]
+        let s = try curtainScene(gap: 2.0 / 3, seed: 23, hairFoot: 340) { x, y, chin, faceHalf in
+            y > chin && abs(x - 200) < 7 * faceHalf / 5 ? (red, OwnHair.cloth) : (blue, OwnHair.background)
+        }
+        var pixels = 0, wall = 0
+        for y in (s.chin + 2 * s.faceHalf)..<340 {
+            for x in 0..<400 where s.isHair(x, y) && abs(x - 200) > 11 * s.faceHalf / 5 && abs(x - 200) < 3 * s.faceHalf {
+                pixels += 1
+                if s.nearer(x, y, blue, than: red) { wall += 1 }
+            }
+        }
+        print("HeadRegionTests: beyond a slim body \(wall) of \(pixels) px continue the wall")
+        XCTAssertGreaterThan(pixels, 400)
+        XCTAssertGreaterThan(Double(wall), 0.9 * Double(pixels), "the wall beside the body below bounds the body above")
     }
 
     /// An ear the parse sees beside the face, a gap from the jaw line (the hair hung between them): the side of
