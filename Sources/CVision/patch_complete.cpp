@@ -373,13 +373,18 @@ template <> cv::Vec3b fromWork(const cv::Vec4f &v) {
     return cv::Vec3b(cv::saturate_cast<uint8_t>(v[0] * 255), cv::saturate_cast<uint8_t>(v[1] * 255), cv::saturate_cast<uint8_t>(v[2] * 255));
 }
 
-// The result at the photo's resolution: each photo pixel's patch takes the working field's offset at the
-// working pixel it falls in, scaled up, where the full-resolution window there lies wholly on the sources.
-// Each hole pixel then takes its value from the best-weighted of the patches over it (winner takes all, not
-// the mean the search's votes take): the mean of patches that agree only in colour would be a blur of their
-// grain, while neighbouring pixels mostly share a winner, so whole patches of the photo are copied at its own
-// resolution. A pixel no valid patch reaches takes the working result's pixel. `image` (the photo's box, T
-// its pixel type), `hole` and `source` are the box's; hole pixels of `out` (the box of the output) are written.
+// The result at the photo's resolution. Each photo pixel's patch chooses among the offsets of the (up to four)
+// working pixels round it, scaled up, the one whose full-resolution window (wholly on the sources) best matches
+// the guide there: the photo where it is known, the working result upsampled in the hole. Its weight is that
+// match's similarity (σ² at kSimilarityQuantile of them) times the hole's confidence at full resolution. Each
+// hole pixel then takes its value from the best-weighted of the patches over it (winner takes all, not the
+// mean the search's votes take): the mean of patches that agree only in colour would be a blur of their grain,
+// while neighbouring pixels mostly share a winner, so whole patches of the photo are copied at its own
+// resolution. Where two copies meet, the seam follows what each matches, not the working grid: the nearest
+// working pixel's offset and weight alone put every seam on that grid, a staircase of 2–5 px steps along a
+// jacket's edge behind a ponytail (deep3dfacerecon 000002). A pixel no valid patch reaches takes the working
+// result's pixel. `image` (the photo's box, T its pixel type), `hole` and `source` are the box's; hole pixels
+// of `out` (the box of the output) are written.
 template <typename T>
 void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::Mat &hole, const cv::Mat &source, cv::Mat &out) {
     const int r = work.r;
@@ -392,7 +397,63 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
     auto workPixel = [&](int x, int y) {
         return cv::Point(std::min(work.size.width - 1, int((x + 0.5) * scale)), std::min(work.size.height - 1, int((y + 0.5) * scale)));
     };
-    // The field at full resolution near the hole: each patch's source centre (x -1: none) and its weight.
+    // The guide over `near`: the photo (in the working level's units) where it is known, the working result
+    // upsampled bilinearly in the hole. Windows reaching past the photo's edge read its nearest pixel.
+    const float unit = image.depth() == CV_8U ? 1.0f / 255 : 1.0f;
+    auto photoAt = [&](int x, int y) {
+        const T &v = image.at<T>(y, x);
+        return cv::Vec3f(float(v[0]) * unit, float(v[1]) * unit, float(v[2]) * unit);
+    };
+    cv::Mat guide(near.size(), CV_32FC3);
+    cv::parallel_for_(cv::Range(0, near.height), [&](const cv::Range &rows) {
+        for (int ny = rows.start; ny < rows.end; ++ny) {
+            const int y = ny + near.y;
+            const uint8_t *h = hole.ptr<uint8_t>(y);
+            cv::Vec3f *g = guide.ptr<cv::Vec3f>(ny);
+            const float wy = std::min(std::max(float((y + 0.5) * scale - 0.5), 0.0f), float(work.size.height - 1));
+            const int y0 = int(wy), y1 = std::min(y0 + 1, work.size.height - 1);
+            const float ty = wy - float(y0);
+            for (int nx = 0; nx < near.width; ++nx) {
+                const int x = nx + near.x;
+                if (!h[x]) {
+                    g[nx] = photoAt(x, y);
+                    continue;
+                }
+                const float wx = std::min(std::max(float((x + 0.5) * scale - 0.5), 0.0f), float(work.size.width - 1));
+                const int x0 = int(wx), x1 = std::min(x0 + 1, work.size.width - 1);
+                const float tx = wx - float(x0);
+                const cv::Vec4f v = (*work.px(y0, x0) * (1 - tx) + *work.px(y0, x1) * tx) * (1 - ty) +
+                                    (*work.px(y1, x0) * (1 - tx) + *work.px(y1, x1) * tx) * ty;
+                g[nx] = cv::Vec3f(v[0], v[1], v[2]);
+            }
+        }
+    });
+    // The squared difference between the guide's window at p and the photo's at q (a valid source centre, so its
+    // window lies inside the photo), abandoned once it passes `cutoff`. Every other row and column of the window
+    // (16 of 49 pixels for 7×7): the guide is the working result upsampled, no sharper than that, and the whole
+    // window cost a 2000×2400 photo's plate a quarter more.
+    auto windowDistance = [&](cv::Point p, cv::Point q, float cutoff) {
+        float sum = 0;
+        for (int dy = -r; dy <= r; dy += 2) {
+            const int gy = std::min(std::max(p.y + dy - near.y, 0), near.height - 1);
+            const cv::Vec3f *g = guide.ptr<cv::Vec3f>(gy);
+            for (int dx = -r; dx <= r; dx += 2) {
+                const int gx = std::min(std::max(p.x + dx - near.x, 0), near.width - 1);
+                const cv::Vec3f d = g[gx] - photoAt(q.x + dx, q.y + dy);
+                sum += d.dot(d);
+            }
+            if (sum >= cutoff) return sum;
+        }
+        return sum;
+    };
+    // The hole's confidence at full resolution: the working level's falloff per working pixel of depth.
+    // (Exact over `near`: the nearest known pixel to any hole pixel lies within the hole's box or on the ring
+    // just outside it.)
+    cv::Mat depth;
+    cv::distanceTransform(hole(near), depth, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+    const float logFalloff = std::log(kConfidenceFalloff) * float(scale);
+    // The field at full resolution near the hole: each patch's source centre (x -1: none), its window's distance
+    // to the guide and then its weight.
     cv::Mat from(near.size(), CV_32SC2, cv::Scalar(-1, -1));
     cv::Mat weight(near.size(), CV_32F, cv::Scalar(0));
     cv::parallel_for_(cv::Range(0, near.height), [&](const cv::Range &rows) {
@@ -400,19 +461,55 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
             const int y = ny + near.y;
             cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
             float *w = weight.ptr<float>(ny);
+            const double wy = (y + 0.5) * scale - 0.5;
+            const int y0 = std::min(std::max(int(std::floor(wy)), 0), work.size.height - 1), y1 = std::min(y0 + 1, work.size.height - 1);
             for (int nx = 0; nx < near.width; ++nx) {
                 const int x = nx + near.x;
-                const cv::Point pw = workPixel(x, y);
-                const int j = work.target(pw);
-                if (j < 0) continue;
-                const cv::Point offset = work.nnf[j] - pw;
-                const cv::Point q(x + int(std::lround(offset.x / scale)), y + int(std::lround(offset.y / scale)));
-                if (q.x < 0 || q.y < 0 || q.x >= width || q.y >= height || !valid.at<uint8_t>(q)) continue;
-                f[nx] = cv::Vec2i(q.x, q.y);
-                w[nx] = work.voteWeight[j];
+                const double wx = (x + 0.5) * scale - 0.5;
+                const int x0 = std::min(std::max(int(std::floor(wx)), 0), work.size.width - 1), x1 = std::min(x0 + 1, work.size.width - 1);
+                const cv::Point around[5] = {workPixel(x, y), {x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}};
+                cv::Point tried[5];
+                int triedCount = 0;
+                float best = std::numeric_limits<float>::max();
+                for (const cv::Point &pw : around) {
+                    const int j = work.target(pw);
+                    if (j < 0) continue;
+                    const cv::Point offset = work.nnf[j] - pw;
+                    const cv::Point q(x + int(std::lround(offset.x / scale)), y + int(std::lround(offset.y / scale)));
+                    if (q.x < 0 || q.y < 0 || q.x >= width || q.y >= height || !valid.at<uint8_t>(q)) continue;
+                    if (std::find(tried, tried + triedCount, q) != tried + triedCount) continue;
+                    tried[triedCount++] = q;
+                    const float d = windowDistance(cv::Point(x, y), q, best);
+                    if (d < best) {
+                        best = d;
+                        f[nx] = cv::Vec2i(q.x, q.y);
+                    }
+                }
+                if (f[nx][0] >= 0) w[nx] = best;
             }
         }
     });
+    std::vector<float> distances;
+    for (int ny = 0; ny < near.height; ++ny) {
+        const cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
+        const float *w = weight.ptr<float>(ny);
+        for (int nx = 0; nx < near.width; ++nx)
+            if (f[nx][0] >= 0) distances.push_back(w[nx]);
+    }
+    if (!distances.empty()) {
+        const size_t at = std::min(distances.size() - 1, size_t(kSimilarityQuantile * double(distances.size())));
+        std::nth_element(distances.begin(), distances.begin() + at, distances.end());
+        const float sigma2 = std::max(distances[at], 1e-6f);
+        cv::parallel_for_(cv::Range(0, near.height), [&](const cv::Range &rows) {
+            for (int ny = rows.start; ny < rows.end; ++ny) {
+                const cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
+                const float *d = depth.ptr<float>(ny);
+                float *w = weight.ptr<float>(ny);
+                for (int nx = 0; nx < near.width; ++nx)
+                    if (f[nx][0] >= 0) w[nx] = std::exp(-w[nx] / (2 * sigma2) - logFalloff * d[nx]) + 1e-12f;
+            }
+        });
+    }
     // The winner over the (2r+1)² patches covering each pixel, separably: along each row first (the first of
     // the best by ox), then down the columns (the first of the best by oy): the nested scan's choice, at 2(2r+1)
     // reads a pixel instead of (2r+1)².
