@@ -1276,9 +1276,9 @@ BodyOutline outlineBody(const uint8_t *rgb, int32_t width, const PlateBox &b) {
     const float shoulderTop = o.chin + kShoulderFromChin * (o.headBottom - o.chin);
     const float shoulderHalfWidth = std::max(neckHalfWidth, kShoulderToHead * float(o.head.width));
     // The body's half-width `drop` px below where it starts to widen: the neck's, then out along the shoulders'
-    // line to the shoulders' width. The neck's side turns into the trapezius' line over kNeckFlareToNeck of the neck's half-width of drop (the
-    // drop is eased in quadratically, so the outline leaves the neck vertically and curves out): a line that left
-    // the neck at the trapezius' slope at once drew a column standing on a dome.
+    // line to the shoulders' width. The neck's side turns into the trapezius' line over kNeckFlareToNeck of the
+    // neck's half-width of drop (the drop is eased in quadratically, so the outline leaves the neck vertically and
+    // curves out): a line that left the neck at the trapezius' slope at once drew a column standing on a dome.
     const float flare = std::max(1.0f, kNeckFlareToNeck * neckHalfWidth);
     auto shoulderLine = [&](float drop) {
         const float reach = std::max(shoulderHalfWidth - neckHalfWidth, 1.0f);
@@ -1328,15 +1328,16 @@ BodyOutline outlineBody(const uint8_t *rgb, int32_t width, const PlateBox &b) {
                 const float halfWidth = halfWidths[float(x) > headMiddle ? 1 : 0];
                 const float across = (float(x) - headMiddle) / halfWidth;
                 w[x] = belowChin * std::min(std::max((halfWidth - std::fabs(float(x) - headMiddle)) / sideRamp + 0.5f, 0.0f), 1.0f);
-                if (w[x] <= 0) continue;
+                // The template's pass needs only where the body may be, not its light.
+                if (w[x] <= 0 || pass == 0) continue;
                 const float clamped = std::min(std::max(across, -1.0f), 1.0f);
                 const float facing = std::sqrt(std::max(1 - clamped * clamped, 0.0f));
                 const float light = (1 - kTorsoTurn * (1 - facing)) * (1 + lightSide * clamped);
                 lit[x] = 1 + (std::pow(light, 1 / 2.2f) - 1) * w[x];
             }
         }
-        o.zone = o.weight > kBodyZoneAbove;
         if (pass == 1) break;
+        o.zone = o.weight > kBodyZoneAbove;
         // The evidence, off the head and a band from the hair (its wisps are neither).
         const cv::Mat visible = (b.head == 0) & (b.fromHair > float(b.band));
         const cv::Mat called = b.classes == CV_PARSE_BACKGROUND;
@@ -1345,8 +1346,7 @@ BodyOutline outlineBody(const uint8_t *rgb, int32_t width, const PlateBox &b) {
         // Only background joined to what shows beside the head above the body: a black belt the parse calls
         // background, enclosed by a white dress, is not the wall beside her (000126's narrowed her to her neck).
         cv::Mat backgroundSeen = visible & called & (clothes == 0), labels;
-        cv::connectedComponents(backgroundSeen, labels, 8, CV_32S);
-        std::vector<uint8_t> beside(size_t(b.rect.area()) + 1, 0);
+        std::vector<uint8_t> beside(size_t(cv::connectedComponents(backgroundSeen, labels, 8, CV_32S)), 0);
         for (int y = 0; y < std::min(b.rect.height, int(std::floor(bodyFrom))); ++y) {
             const int *l = labels.ptr<int>(y);
             for (int x = 0; x < b.rect.width; ++x) beside[size_t(l[x])] = 1;
@@ -1360,7 +1360,6 @@ BodyOutline outlineBody(const uint8_t *rgb, int32_t width, const PlateBox &b) {
         for (int side = 0; side < 2; ++side)
             bound[side] = besideBody(bodySeen, backgroundSeen, headMiddle, neckHalfWidth, side == 0 ? -1 : 1, headHeight);
         o.weight.setTo(0);
-        o.torso.setTo(1);
     }
     o.zone = o.weight > kBodyZoneAbove;
     return o;
@@ -1425,28 +1424,16 @@ inline float sharpened(float claim) {
     return v * v * v * v * v * v;
 }
 
-// 7. Which region continues where (the channels of one CV_32FC3, summing to 1): the regions' indicators continued
-// by the membrane (so the line between a top and the wall behind runs on across the hole as the two meet at its
-// rim), then moved between the background and the body by the body's outline, then sharpened. Inside the
-// shoulders the background's claim passes to the body regions in their own proportions (long hair over the
-// shoulders hid the person's shoulders and top, not the wall behind: a wall continued there left the head floating
-// over it; where no body region claims, to the one with the most sources); above the chin and beyond the shoulders
-// the body's claim passes to the background.
-// Where the body's skin may continue (CV_32F 0…1, the box's size): the neck's column, and across each row the
-// span the visible body skin holds within kSkinSpanRowsToHead of the head's height above it (kSkinSpanRowsBelowToHead
-// below it), softened
-// over the body's side ramp. Elsewhere in the body the clothes continue: skin seen only at the neckline, whose
+// Where the body's skin (`skin`, its region) may continue (CV_32F 0…1, the box's size): the neck's column, and
+// across each row the span the visible body skin holds within kSkinSpanRowsToHead of the head's height above it
+// (kSkinSpanRowsBelowToHead below it), softened over the body's side ramp. Elsewhere in the body the clothes continue: skin seen only at the neckline, whose
 // membrane otherwise spread over the shoulders the hair hid, laid a slab of skin over a T-shirt's or a blouse's
 // shoulders (insightface 2963, deepface img11); bare shoulders the photo shows keep their skin (deepface img54).
-cv::Mat bodySkinSpan(const std::vector<Region> &regions, const BodyOutline &body) {
-    const Region *skin = nullptr;
-    for (const Region &r : regions)
-        if (r.skin) skin = &r;
-    if (!skin || body.head.empty()) return cv::Mat();
-    const int rows = skin->source.rows, cols = skin->source.cols;
+cv::Mat bodySkinSpan(const Region &skin, const BodyOutline &body) {
+    const int rows = skin.source.rows, cols = skin.source.cols;
     std::vector<int> left(size_t(rows), cols), right(size_t(rows), -1);
     for (int y = 0; y < rows; ++y) {
-        const uint8_t *m = skin->source.ptr<uint8_t>(y);
+        const uint8_t *m = skin.source.ptr<uint8_t>(y);
         for (int x = 0; x < cols; ++x)
             if (m[x]) {
                 left[size_t(y)] = std::min(left[size_t(y)], x);
@@ -1456,7 +1443,7 @@ cv::Mat bodySkinSpan(const std::vector<Region> &regions, const BodyOutline &body
     const int reach = std::max(1, int(kSkinSpanRowsToHead * float(body.head.height)));
     const int reachBelow = std::max(reach, int(kSkinSpanRowsBelowToHead * float(body.head.height)));
     const float ramp = std::max(1.0f, kBodySideRampToHead * float(body.head.width));
-    cv::Mat allowed(skin->source.size(), CV_32F, cv::Scalar(0));
+    cv::Mat allowed(skin.source.size(), CV_32F, cv::Scalar(0));
     for (int y = 0; y < rows; ++y) {
         int from = cols, to = -1;
         for (int k = std::max(0, y - reach); k <= std::min(rows - 1, y + reachBelow); ++k) {
@@ -1474,6 +1461,13 @@ cv::Mat bodySkinSpan(const std::vector<Region> &regions, const BodyOutline &body
     return allowed;
 }
 
+// 7. Which region continues where (the channels of one CV_32FC3, summing to 1): the regions' indicators continued
+// by the membrane (so the line between a top and the wall behind runs on across the hole as the two meet at its
+// rim), then moved between the background and the body by the body's outline, then sharpened. Inside the
+// shoulders the background's claim passes to the body regions in their own proportions (long hair over the
+// shoulders hid the person's shoulders and top, not the wall behind: a wall continued there left the head floating
+// over it; where no body region claims, to the one with the most sources); above the chin and beyond the shoulders
+// the body's claim passes to the background.
 cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, const BodyOutline &body) {
     cv::Mat indicator(b.rect.size(), CV_32FC3, cv::Scalar::all(0)), anySource(b.rect.size(), CV_8U, cv::Scalar(0));
     for (size_t k = 0; k < regions.size(); ++k) {
@@ -1488,9 +1482,10 @@ cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, cons
         if (widestBody == 0 || cv::countNonZero(regions[k].source) > cv::countNonZero(regions[widestBody].source)) widestBody = k;
     // No head: no shoulders to place, and the regions meet where their membranes do.
     const bool placeBody = !body.head.empty() && !regions[0].body;
-    const cv::Mat skinAllowed = placeBody ? bodySkinSpan(regions, body) : cv::Mat();
     int skinKind = -1, clothesKind = -1;
     for (size_t k = 1; k < regions.size(); ++k) (regions[k].skin ? skinKind : clothesKind) = int(k);
+    // The skin's span matters only where there are clothes to continue beside it.
+    const cv::Mat skinAllowed = placeBody && skinKind > 0 && clothesKind > 0 ? bodySkinSpan(regions[size_t(skinKind)], body) : cv::Mat();
     cv::Mat share(b.rect.size(), CV_32FC3, cv::Scalar::all(0));
     for (int y = 0; y < b.rect.height; ++y) {
         const cv::Vec3f *c = continues.ptr<cv::Vec3f>(y);
@@ -1513,7 +1508,7 @@ cv::Mat shareRegions(const PlateBox &b, const std::vector<Region> &regions, cons
                     claim[int(k)] -= moved;
                     claim[0] += moved;
                 }
-                if (!skinAllowed.empty() && skinKind > 0 && clothesKind > 0) {
+                if (!skinAllowed.empty()) {
                     const float moved = std::max(claim[skinKind], 0.0f) * (1 - skinAllowed.at<float>(y, x));
                     claim[skinKind] -= moved;
                     claim[clothesKind] += moved;

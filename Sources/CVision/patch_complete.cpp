@@ -397,6 +397,14 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
     auto workPixel = [&](int x, int y) {
         return cv::Point(std::min(work.size.width - 1, int((x + 0.5) * scale)), std::min(work.size.height - 1, int((y + 0.5) * scale)));
     };
+    // Along one axis (`n` working pixels), the two working pixels a photo coordinate `c` lies between and its
+    // share of the way from the first to the second, for bilinear reads.
+    struct Between { int first, second; float t; };
+    auto between = [&](int c, int n) {
+        const float w = std::min(std::max(float((c + 0.5) * scale - 0.5), 0.0f), float(n - 1));
+        const int first = int(w);
+        return Between{first, std::min(first + 1, n - 1), w - float(first)};
+    };
     // The guide over `near`: the photo (in the working level's units) where it is known, the working result
     // upsampled bilinearly in the hole. Windows reaching past the photo's edge read its nearest pixel.
     const float unit = image.depth() == CV_8U ? 1.0f / 255 : 1.0f;
@@ -410,20 +418,16 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
             const int y = ny + near.y;
             const uint8_t *h = hole.ptr<uint8_t>(y);
             cv::Vec3f *g = guide.ptr<cv::Vec3f>(ny);
-            const float wy = std::min(std::max(float((y + 0.5) * scale - 0.5), 0.0f), float(work.size.height - 1));
-            const int y0 = int(wy), y1 = std::min(y0 + 1, work.size.height - 1);
-            const float ty = wy - float(y0);
+            const Between by = between(y, work.size.height);
             for (int nx = 0; nx < near.width; ++nx) {
                 const int x = nx + near.x;
                 if (!h[x]) {
                     g[nx] = photoAt(x, y);
                     continue;
                 }
-                const float wx = std::min(std::max(float((x + 0.5) * scale - 0.5), 0.0f), float(work.size.width - 1));
-                const int x0 = int(wx), x1 = std::min(x0 + 1, work.size.width - 1);
-                const float tx = wx - float(x0);
-                const cv::Vec4f v = (*work.px(y0, x0) * (1 - tx) + *work.px(y0, x1) * tx) * (1 - ty) +
-                                    (*work.px(y1, x0) * (1 - tx) + *work.px(y1, x1) * tx) * ty;
+                const Between bx = between(x, work.size.width);
+                const cv::Vec4f v = (*work.px(by.first, bx.first) * (1 - bx.t) + *work.px(by.first, bx.second) * bx.t) * (1 - by.t) +
+                                    (*work.px(by.second, bx.first) * (1 - bx.t) + *work.px(by.second, bx.second) * bx.t) * by.t;
                 g[nx] = cv::Vec3f(v[0], v[1], v[2]);
             }
         }
@@ -461,13 +465,13 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
             const int y = ny + near.y;
             cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
             float *w = weight.ptr<float>(ny);
-            const double wy = (y + 0.5) * scale - 0.5;
-            const int y0 = std::min(std::max(int(std::floor(wy)), 0), work.size.height - 1), y1 = std::min(y0 + 1, work.size.height - 1);
+            const Between by = between(y, work.size.height);
             for (int nx = 0; nx < near.width; ++nx) {
                 const int x = nx + near.x;
-                const double wx = (x + 0.5) * scale - 0.5;
-                const int x0 = std::min(std::max(int(std::floor(wx)), 0), work.size.width - 1), x1 = std::min(x0 + 1, work.size.width - 1);
-                const cv::Point around[5] = {workPixel(x, y), {x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}};
+                const Between bx = between(x, work.size.width);
+                // The nearest working pixel first (it is one of the four): an exact tie keeps its offset.
+                const cv::Point around[5] = {workPixel(x, y), {bx.first, by.first}, {bx.second, by.first}, {bx.first, by.second},
+                                             {bx.second, by.second}};
                 cv::Point tried[5];
                 int triedCount = 0;
                 float best = std::numeric_limits<float>::max();
@@ -490,6 +494,7 @@ void finalVote(const Level &work, double scale, const cv::Mat &image, const cv::
         }
     });
     std::vector<float> distances;
+    distances.reserve(size_t(near.area()));
     for (int ny = 0; ny < near.height; ++ny) {
         const cv::Vec2i *f = from.ptr<cv::Vec2i>(ny);
         const float *w = weight.ptr<float>(ny);
