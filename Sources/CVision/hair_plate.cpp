@@ -908,6 +908,127 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
 
 namespace {
 
+// 0. The removal's edge against skin (cv_removal_at_skin). Only the matte's outer half and the ring grown round
+// it are judged: inside, the network's hair stays hair. A pixel is hair core at matte 0.9, and skin the matte
+// leaves alone under 0.05; the hair's and the skin's colours beside a pixel are their means over windows round it,
+// each from at least 3% of its window. The line between them is a hair-over-skin mix only where they differ
+// (luminance 1.8× apart, linear): dark hair on fair skin, fair hair on dark skin; alike, the colour cannot tell
+// and the grown removal stays. A pixel is on the line within 0.35 of the two colours' distance, and no more than
+// 0.15 of it beyond the skin (a wall paler than the skin is not skin). Under 6% hair it is skin (the skin's own
+// shading); over 75%, what shows through is the skin's mean (the unmixing divides by the skin's share, which is
+// noise there).
+constexpr float kHairCoreMatte = 0.9f, kEdgeMatte = 0.5f, kSkinMatte = 0.05f, kEdgeLeastShare = 0.03f, kEdgeContrast = 1.8f;
+constexpr float kOffTheLine = 0.35f, kBeyondTheSkin = 0.15f, kSkinUnderHairShare = 0.06f, kUnmixUpTo = 0.75f;
+
+inline bool edgeClass(uint8_t c) { return c == CV_PARSE_SKIN || c == CV_PARSE_NECK || c == CV_PARSE_HAIR; }
+
+}  // namespace
+
+int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *matte,
+                           const float *below, int32_t below_count, int32_t radius, float *remove, uint8_t *unmixed_rgb) {
+    if (!rgb || width <= 0 || height <= 0 || !classes || !matte || !remove || radius < 0 || below_count < 0 || (below_count > 0 && !below))
+        return 1;
+    try {
+        cv::Mat removeMap(height, width, CV_32F, remove);
+        const cv::Mat matteMap(height, width, CV_32F, const_cast<float *>(matte));
+        const cv::Mat classMap(height, width, CV_8U, const_cast<uint8_t *>(classes));
+        cv::Mat band = (removeMap > 0) & (matteMap < kEdgeMatte);
+        if (below_count > 0) {
+            // Only where some line's value (origin + x·per column + y·per row) is under its limit.
+            for (int y = 0; y < height; ++y) {
+                uint8_t *inBand = band.ptr<uint8_t>(y);
+                for (int x = 0; x < width; ++x) {
+                    if (!inBand[x]) continue;
+                    bool under = false;
+                    for (int k = 0; k < below_count && !under; ++k) {
+                        const float *l = below + 4 * k;
+                        under = l[0] + float(x) * l[1] + float(y) * l[2] < l[3];
+                    }
+                    if (!under) inBand[x] = 0;
+                }
+            }
+        }
+        if (cv::countNonZero(band) == 0) return 0;
+        // The skin's window is one radius (its shading turns toward the edge: a wider mean is paler than the skin
+        // there); the hair's two, so that every pixel of the ring the removal grew sees the hair's core.
+        const int window = 2 * radius + 2, skinWindow = radius + 2;
+        // Only pixels with skin in their window can be judged: long hair down the body is left out before the
+        // windows' means are taken (on a 10-megapixel photo, over a box of 4 megapixels, they cost 200 ms).
+        {
+            cv::Rect reach = cv::boundingRect(band);
+            reach.x = std::max(0, reach.x - skinWindow);
+            reach.y = std::max(0, reach.y - skinWindow);
+            reach.width = std::min(width - reach.x, reach.width + 2 * skinWindow);
+            reach.height = std::min(height - reach.y, reach.height + 2 * skinWindow);
+            const cv::Mat skinSeen = ((classMap(reach) == CV_PARSE_SKIN) | (classMap(reach) == CV_PARSE_NECK)) & (matteMap(reach) <= kSkinMatte);
+            cv::Mat nearSkin;
+            cv::dilate(skinSeen, nearSkin, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * skinWindow + 1, 2 * skinWindow + 1)));
+            cv::Mat banded = band(reach);
+            banded &= nearSkin;
+        }
+        if (cv::countNonZero(band) == 0) return 0;
+        cv::Rect box = cv::boundingRect(band);
+        box.x = std::max(0, box.x - window);
+        box.y = std::max(0, box.y - window);
+        box.width = std::min(width - box.x, box.width + 2 * window);
+        box.height = std::min(height - box.y, box.height + 2 * window);
+        const SRGB &t = srgb();
+        // The photo in linear light, and each of it where it is the hair's core or the skin (zero elsewhere).
+        cv::Mat linear(box.size(), CV_32FC3), hairWeight(box.size(), CV_32F), skinWeight(box.size(), CV_32F);
+        cv::Mat hairLinear(box.size(), CV_32FC3), skinLinear(box.size(), CV_32FC3);
+        for (int y = 0; y < box.height; ++y) {
+            const uint8_t *src = rgb + (size_t(box.y + y) * width + box.x) * 3;
+            const float *m = matteMap.ptr<float>(box.y + y) + box.x;
+            const uint8_t *c = classMap.ptr<uint8_t>(box.y + y) + box.x;
+            cv::Vec3f *l = linear.ptr<cv::Vec3f>(y), *hl = hairLinear.ptr<cv::Vec3f>(y), *sl = skinLinear.ptr<cv::Vec3f>(y);
+            float *hw = hairWeight.ptr<float>(y), *sw = skinWeight.ptr<float>(y);
+            for (int x = 0; x < box.width; ++x) {
+                l[x] = cv::Vec3f(t.decode[src[3 * x]], t.decode[src[3 * x + 1]], t.decode[src[3 * x + 2]]);
+                hw[x] = m[x] >= kHairCoreMatte ? 1.0f : 0.0f;
+                // Skin the matte does not reach, grown ring or not: the skin right beside the edge, in its shading.
+                sw[x] = (c[x] == CV_PARSE_SKIN || c[x] == CV_PARSE_NECK) && m[x] <= kSkinMatte ? 1.0f : 0.0f;
+                hl[x] = l[x] * hw[x];
+                sl[x] = l[x] * sw[x];
+            }
+        }
+        const cv::Size kernel(2 * window + 1, 2 * window + 1), skinKernel(2 * skinWindow + 1, 2 * skinWindow + 1);
+        cv::Mat hairSum, skinSum, hairCount, skinCount;
+        cv::boxFilter(hairLinear, hairSum, -1, kernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(skinLinear, skinSum, -1, skinKernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(hairWeight, hairCount, -1, kernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(skinWeight, skinCount, -1, skinKernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        const float hairLeast = kEdgeLeastShare * float(kernel.area()), skinLeast = kEdgeLeastShare * float(skinKernel.area());
+        for (int y = 0; y < box.height; ++y) {
+            const uint8_t *inBand = band.ptr<uint8_t>(box.y + y) + box.x, *c = classMap.ptr<uint8_t>(box.y + y) + box.x;
+            float *r = removeMap.ptr<float>(box.y + y) + box.x;
+            const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y), *hs = hairSum.ptr<cv::Vec3f>(y), *ss = skinSum.ptr<cv::Vec3f>(y);
+            const float *hn = hairCount.ptr<float>(y), *sn = skinCount.ptr<float>(y);
+            for (int x = 0; x < box.width; ++x) {
+                if (!inBand[x] || !edgeClass(c[x]) || hn[x] < hairLeast || sn[x] < skinLeast) continue;
+                const cv::Vec3f hair = hs[x] / hn[x], skin = ss[x] / sn[x], d = hair - skin;
+                const float hairLuma = lumaOf(hair), skinLuma = lumaOf(skin);
+                if (std::max(hairLuma, skinLuma) < kEdgeContrast * std::max(std::min(hairLuma, skinLuma), 1e-4f)) continue;
+                const float dd = d.dot(d);
+                const cv::Vec3f fromSkin = l[x] - skin;
+                const float share = fromSkin.dot(d) / dd;
+                const cv::Vec3f off = fromSkin - share * d;
+                if (share < -kBeyondTheSkin || off.dot(off) > kOffTheLine * kOffTheLine * dd) continue;
+                const float hairShare = share < kSkinUnderHairShare ? 0.0f : std::min(share, 1.0f);
+                r[x] = hairShare;
+                if (!unmixed_rgb) continue;
+                const cv::Vec3f shown = hairShare <= kUnmixUpTo ? (l[x] - hairShare * hair) / (1 - hairShare) : skin;
+                uint8_t *dst = unmixed_rgb + (size_t(box.y + y) * width + box.x + x) * 3;
+                for (int k = 0; k < 3; ++k) dst[k] = t.toByte(shown[k]);
+            }
+        }
+    } catch (const cv::Exception &) {
+        return 2;
+    }
+    return 0;
+}
+
+namespace {
+
 // Where fillAt completed the background: what a larger photo's plate (made at kPlateSidePx) needs to complete
 // it again at its own size.
 struct CompletionRecord {
@@ -1677,9 +1798,17 @@ int32_t fillAt(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t 
         if (skin.fill.empty()) skin.fill = around.fill.clone();
 
         const int side = b.longSide();
+        const double soften = std::max(1.0, side / double(kSilhouetteSoftenPart));
         cv::Mat headWeight;
         b.head.convertTo(headWeight, CV_32F, 1.0 / 255);
-        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), std::max(1.0, side / double(kSilhouetteSoftenPart)));
+        cv::GaussianBlur(headWeight, headWeight, cv::Size(0, 0), soften);
+        // No skin outside the silhouette beside skin the photo keeps (a cheek's own edge, kept by the removal's
+        // edge): softened across it, the skin's fill laid a pale haze over the background beside a sharp cheek.
+        // Where the skin inside is filled too (a forehead under a fringe) the softening stays on both sides.
+        const int reach = int(std::ceil(3 * soften));
+        cv::Mat nearKept;
+        cv::dilate((b.head != 0) & (b.remove < 0.5f), nearKept, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * reach + 1, 2 * reach + 1)));
+        headWeight.setTo(0, nearKept & (b.head == 0));
         if (record && !record->hole.empty() && !around.completed.empty()) record->weight = around.completed.mul(1 - headWeight);
         else if (record) record->hole.release();
         // Without the head's shading, skin over the skull is lit as a rounded surface: darker toward the silhouette.

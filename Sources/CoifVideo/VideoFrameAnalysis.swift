@@ -138,7 +138,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         var analyses = try PlateStage(head: head).fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
                                                        timing: &timing)
         let removal = timing.measure(.plate) { () -> [Float] in
-            let removal = HairPlate.removal(hair)
+            let removal = HairPlate.removal(hair, photo: frame.image, faces: person.map { [$0] } ?? [])
             if var plate = analyses[0].plate, let skin = analyses[0].filledSkin {
                 background.stabilise(&plate, frame: frame.image, hair: hair, removal: removal, skin: skin)
                 analyses[0].plate = plate

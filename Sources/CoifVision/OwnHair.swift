@@ -243,10 +243,39 @@ public enum HairPlate {
     /// old colour there reads as hair.
     public static let growFraction: Float = 0.025
 
-    /// The removal weight per pixel: the matte grown by `growFraction` of the crop (a max filter).
-    public static func removal(_ hair: OwnHair) -> [Float] {
+    /// The removal weight per pixel: the matte grown by `growFraction` of the crop (a max filter), then, where
+    /// hair meets skin below the cheekbones of `faces` (every pixel with none), each pixel's hair share by its
+    /// colour (`atTheEdge`).
+    public static func removal(_ hair: OwnHair, photo: PixelImage, faces: [PersonHead]) -> [Float] {
+        atTheEdge(hair, photo: photo, faces: faces, unmixing: false).remove
+    }
+
+    /// The removal, and with `unmixing` the photo with the skin that shows through the hair's edge (see
+    /// cv_removal_at_skin). The grown ring alone ended the kept skin in a ramp as wide as the growth (~15 px on
+    /// a 600-px portrait): where long hair framed a face, the cheek and jaw blurred into the background laid
+    /// beside them. Read below the cheekbones only: above, a sparse fringe over the forehead is hair over skin
+    /// too, and unmixed it showed as a pale band under the new hairline where the scalp's crop had been drawn.
+    static func atTheEdge(_ hair: OwnHair, photo: PixelImage, faces: [PersonHead], unmixing: Bool) -> (remove: [Float], shown: [UInt8]?) {
+        let width = hair.width, height = hair.height
         let radius = max(1, Int((hair.crop.side * growFraction).rounded()))
-        return maxFilter(hair.matte, width: hair.width, height: hair.height, radius: radius)
+        var remove = maxFilter(hair.matte, width: width, height: height, radius: radius)
+        precondition(photo.width == width && photo.height == height && photo.channels == 3)
+        // Each face's cheekbones as a line: the height above its brows is affine in the pixel.
+        let below: [Float] = faces.flatMap { face -> [Float] in
+            let origin = face.local(Vec2(0.5, 0.5)).up
+            return [origin, face.local(Vec2(1.5, 0.5)).up - origin, face.local(Vec2(0.5, 1.5)).up - origin,
+                    min(face.local(face.jaw[1]).up, face.local(face.jaw[15]).up)]
+        }
+        var shown = unmixing ? photo.pixels : []
+        let status = photo.pixels.withUnsafeBufferPointer { rgb in
+            shown.withUnsafeMutableBufferPointer { out in
+                cv_removal_at_skin(rgb.baseAddress, Int32(width), Int32(height), hair.classes, hair.matte, below, Int32(faces.count),
+                                   Int32(radius), &remove, unmixing ? out.baseAddress : nil)
+            }
+        }
+        // The grown ring stands where the edge could not be read (it fails only on OpenCV's own errors).
+        if status != 0 { return (maxFilter(hair.matte, width: width, height: height, radius: radius), nil) }
+        return (remove, unmixing ? shown : nil)
     }
 
     /// The plate: `frame`'s photo with `hair` removed: skin inside each of `heads` (`region`: where that
@@ -314,7 +343,7 @@ public enum HairPlate {
         // every head's brows) are worn in the hair and go with it: kept as a feature's bytes, they floated beside
         // the skull where the hair round them was taken away (insightface 1561's sunglasses).
         var classes = hair.classes
-        var remove = removal(hair)
+        var (remove, shown) = atTheEdge(hair, photo: image, faces: heads.map(\.person), unmixing: true)
         func onTheHead(_ i: Int) -> Bool {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
             return heads.allSatisfy { $0.person.local(p).up > Self.glassesOnTheHead * $0.person.middleThird }
@@ -327,12 +356,19 @@ public enum HairPlate {
                 protect[i] = 1
             }
         }
+        let atEdge = remove
         for i in remove.indices { remove[i] *= 1 - min(protect[i], 1) }
         keepOthersHair(&remove, width: width, heads: heads.map(\.person), others: others)
+        // What the edge unmixed is shown only as far as it is removed: a protected eye keeps the photo's bytes.
+        if shown != nil {
+            for i in remove.indices where remove[i] < atEdge[i] {
+                for c in 0..<3 { shown![3 * i + c] = image.pixels[3 * i + c] }
+            }
+        }
         var out = [UInt8](repeating: 0, count: image.pixels.count)
         var scalp = [Float](repeating: 0, count: width * height)
         precondition(shade.map { $0.count == width * height } ?? true)
-        let status = image.pixels.withUnsafeBufferPointer { rgb in
+        let status = (shown ?? image.pixels).withUnsafeBufferPointer { rgb in
             (shade ?? []).withUnsafeBufferPointer { shading in
                 cv_hair_fill(rgb.baseAddress, Int32(width), Int32(height), classes, remove, headMask, bareMask,
                              shade == nil ? nil : shading.baseAddress, seed, &out, &scalp)

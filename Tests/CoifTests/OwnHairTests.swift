@@ -123,6 +123,55 @@ final class OwnHairTests: XCTestCase {
         XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/kept.png")), try Data(contentsOf: URL(fileURLWithPath: dir + "/out.png")))
     }
 
+    /// Where dark hair meets fair skin, the removal follows the photo's own edge, not the grown ring: the
+    /// network's matte ramps over 16 px round a sharp edge and the removal grows it by 15 px, which blurred a
+    /// cheek framed by long hair into the background laid beside it (deepface img11). The skin two pixels in
+    /// is kept whole (the grown ring removed it to 15 px in), the hair two pixels out is removed, the pixel that
+    /// is half of each (mixed in linear light) is half removed and shows the skin unmixed from it. Where hair
+    /// and skin are alike in tone (fair hair on fair skin) the colour cannot tell, and the grown ring stands.
+    func testTheRemovalFollowsThePhotosEdgeWhereHairMeetsSkin() throws {
+        let side = 200, edge = 100
+        func photo(hair: [Float], skin: [Float]) -> (PixelImage, [Float]) {
+            var pixels = [UInt8](repeating: 0, count: side * side * 3)
+            for y in 0..<side {
+                for x in 0..<side {
+                    let share: Float = x < edge ? 1 : (x == edge ? 0.5 : 0)
+                    for c in 0..<3 {
+                        let linear = share * srgbToLinear(hair[c] / 255) + (1 - share) * srgbToLinear(skin[c] / 255)
+                        pixels[3 * (y * side + x) + c] = UInt8((linearToSrgb(linear) * 255).rounded())
+                    }
+                }
+            }
+            return (PixelImage(width: side, height: side, channels: 3, pixels: pixels), skin)
+        }
+        // The parse's classes stop 4 px off the edge (as its 512-px crop, resampled, does); its matte ramps from
+        // 1 at 12 px out to 0 at 4 px in.
+        let classes = (0..<(side * side)).map { $0 % side < edge + 4 ? OwnHair.hair : OwnHair.skin }
+        let matte = (0..<(side * side)).map { min(max(Float(edge + 4 - $0 % side) / 16, 0), 1) }
+        let hair = OwnHair(width: side, height: side, crop: (0, 0, 600), classes: classes, matte: matte)
+        let row = side / 2 * side
+
+        let (dark, skin) = photo(hair: [30, 22, 18], skin: [205, 165, 145])
+        let grown = HairPlate.removal(hair, photo: PixelImage(width: side, height: side, channels: 3), faces: [])
+        XCTAssertGreaterThan(grown[row + edge + 12], 0.4, "alone, the ring grows the matte 15 px into the skin")
+        let removal = HairPlate.removal(hair, photo: dark, faces: [])
+        for x in (edge + 2)..<(edge + 24) { XCTAssertLessThan(removal[row + x], 0.05, "skin \(x - edge) px in is kept") }
+        for x in (edge - 12)...(edge - 2) { XCTAssertGreaterThan(removal[row + x], 0.95, "hair \(edge - x) px out is removed") }
+        XCTAssertEqual(removal[row + edge], 0.5, accuracy: 0.15, "the edge's pixel is half hair")
+        var unmixed = dark.pixels, again = grown
+        let status = dark.pixels.withUnsafeBufferPointer { rgb in
+            unmixed.withUnsafeMutableBufferPointer { out in
+                cv_removal_at_skin(rgb.baseAddress, Int32(side), Int32(side), classes, matte, nil, 0, 15, &again, out.baseAddress)
+            }
+        }
+        XCTAssertEqual(status, 0)
+        for c in 0..<3 { XCTAssertEqual(Float(unmixed[3 * (row + edge) + c]), skin[c], accuracy: 6, "the skin shows through the edge's pixel") }
+
+        let (fair, _) = photo(hair: [225, 200, 160], skin: [215, 180, 160])
+        let alike = HairPlate.removal(hair, photo: fair, faces: [])
+        XCTAssertEqual(alike, grown, "hair the skin's tone keeps the grown ring")
+    }
+
     /// A photo past 1280 px (the astronaut ×4, 2048²) is filled at 1280 and resized back: the same fill as
     /// at the photo's own 512 (within 12 of 255 on average over what was removed, sampled every fourth
     /// pixel), nothing changed two pixels or more from the removal (every other pixel checked), and the same
@@ -146,7 +195,8 @@ final class OwnHairTests: XCTestCase {
         let first = try plate(), second = try plate()
         let bigPlate = try XCTUnwrap(first.plate), smallPlate = try XCTUnwrap(small.plate)
         XCTAssertEqual(bigPlate, second.plate, "the same bytes twice")
-        let removal = HairPlate.removal(try XCTUnwrap(first.ownHair)), smallRemoval = HairPlate.removal(try XCTUnwrap(small.ownHair))
+        let removal = HairPlate.removal(try XCTUnwrap(first.ownHair), photo: big, faces: [first.person].compactMap { $0 }),
+            smallRemoval = HairPlate.removal(try XCTUnwrap(small.ownHair), photo: photo, faces: [small.person].compactMap { $0 })
         var untouchedChanged = 0, compared = 0, difference = 0.0
         for y in stride(from: 2, to: 2046, by: 2) {
             for x in stride(from: 2, to: 2046, by: 2) {

@@ -428,20 +428,20 @@ final class VideoTryOnTests: XCTestCase {
         let plate = VideoBackgroundPlate()
         let frame1 = photo(hairFrom: 10)
         var out1 = filled(frame1, hairFrom: 10, value: 200)
-        plate.stabilise(&out1, frame: frame1, hair: hair1, removal: HairPlate.removal(hair1), skin: skin)
+        plate.stabilise(&out1, frame: frame1, hair: hair1, removal: HairPlate.removal(hair1, photo: frame1, faces: []), skin: skin)
         XCTAssertEqual(out1.pixels[3 * (5 * width + 15)], 200, "the first fill stands")
         // Frame 2 again with hair at 10–19 (as frame 1) but a re-made fill of 100: held near the first, not jumping.
         var again = filled(frame1, hairFrom: 10, value: 100)
-        plate.stabilise(&again, frame: frame1, hair: hair1, removal: HairPlate.removal(hair1), skin: skin)
+        plate.stabilise(&again, frame: frame1, hair: hair1, removal: HairPlate.removal(hair1, photo: frame1, faces: []), skin: skin)
         XCTAssertEqual(Int(again.pixels[3 * (5 * width + 15)]), 175, accuracy: 1, "a quarter of the way to the new fill")
         // Frame 3: the hair moved on; then the plate fills 10–19 again (say a parse that lags): the real background
         // seen in frame 3 is used, not a fill.
         let frame3 = photo(hairFrom: 25)
         var out3 = filled(frame3, hairFrom: 25, value: 90)
-        plate.stabilise(&out3, frame: frame3, hair: hair2, removal: HairPlate.removal(hair2), skin: skin)
+        plate.stabilise(&out3, frame: frame3, hair: hair2, removal: HairPlate.removal(hair2, photo: frame3, faces: []), skin: skin)
         XCTAssertEqual(out3.pixels[3 * (5 * width + 15)], background(15), "visible background passes untouched")
         var out4 = filled(photo(hairFrom: 10), hairFrom: 10, value: 90)
-        plate.stabilise(&out4, frame: photo(hairFrom: 10), hair: hair1, removal: HairPlate.removal(hair1), skin: skin)
+        plate.stabilise(&out4, frame: photo(hairFrom: 10), hair: hair1, removal: HairPlate.removal(hair1, photo: photo(hairFrom: 10), faces: []), skin: skin)
         XCTAssertEqual(out4.pixels[3 * (5 * width + 15)], background(15), "where the clip showed the background, the fill is that background")
     }
 

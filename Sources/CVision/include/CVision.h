@@ -226,6 +226,17 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
                           int32_t size, const uint8_t *classes, const float *hair, int32_t guided_radius,
                           float guided_eps, uint8_t *classes_out, float *matte_out);
 
+// The removal's edge where hair meets skin: for each pixel of remove[] (in/out, 0..1) in the matte's outer half
+// or the ring the removal grew it by (matte < 0.5), below one of the below_count lines (4 floats each: the value
+// at pixel (0, 0), its step per column and per row, and the limit it must be under; none: every pixel), that the
+// parse calls skin, neck or hair, and whose colour
+// lies between the hair's and the visible skin's beside it (means over a window ~3·radius px), the removal
+// becomes its hair share along that line; elsewhere it is unchanged. unmixed_rgb (may be NULL; a copy of rgb
+// the caller made) receives at those pixels the skin that shows through, the hair's share taken out in linear
+// light, so rgb·(1 − remove) + fill·remove keeps the photo's own edge. 0 = ok.
+int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *classes, const float *matte,
+                           const float *below, int32_t below_count, int32_t radius, float *remove, uint8_t *unmixed_rgb);
+
 // Whether each pixel marked in judge[] (non-zero) may be this person's hair by its colour: plausible_out is 0
 // where a region (over half a (2·radius+1)² window) of judged pixels is in colours the confident hair
 // (model_matte ≥ 0.9) never takes, 255 elsewhere; all 255 where fewer than 200 pixels are confident hair.
