@@ -916,9 +916,12 @@ namespace {
 // and the grown removal stays. A pixel is on the line within 0.35 of the two colours' distance, and no more than
 // 0.15 of it beyond the skin (a wall paler than the skin is not skin). Under 6% hair it is skin (the skin's own
 // shading); over 75%, what shows through is the skin's mean (the unmixing divides by the skin's share, which is
-// noise there).
+// noise there); what shows through lies within 0.25 of the two colours' distance of the skin's mean, or the pixel
+// is not a mix of these two.
 constexpr float kHairCoreMatte = 0.9f, kEdgeMatte = 0.5f, kSkinMatte = 0.05f, kEdgeLeastShare = 0.03f, kEdgeContrast = 1.8f;
-constexpr float kOffTheLine = 0.35f, kBeyondTheSkin = 0.15f, kSkinUnderHairShare = 0.06f, kUnmixUpTo = 0.75f;
+constexpr float kOffTheLine = 0.35f, kBeyondTheSkin = 0.15f, kSkinUnderHairShare = 0.06f, kUnmixUpTo = 0.75f, kUnmixedOff = 0.25f;
+// The trust in each pixel's reading is softened over 1.5 px.
+constexpr double kTrustSoftenPx = 1.5;
 
 inline bool edgeClass(uint8_t c) { return c == CV_PARSE_SKIN || c == CV_PARSE_NECK || c == CV_PARSE_HAIR; }
 
@@ -933,21 +936,23 @@ int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, co
         const cv::Mat matteMap(height, width, CV_32F, const_cast<float *>(matte));
         const cv::Mat classMap(height, width, CV_8U, const_cast<uint8_t *>(classes));
         cv::Mat band = (removeMap > 0) & (matteMap < kEdgeMatte);
-        if (below_count > 0) {
-            // Only where some line's value (origin + x·per column + y·per row) is under its limit.
+        // How far each pixel is read by colour: 1 a ramp below some line (its value origin + x·per column +
+        // y·per row under its limit by the ramp), 0 above them all, so the grown ring gives way to the colour's
+        // edge gradually, not along a line.
+        auto judgedShare = [&](int x, int y) {
+            float most = below_count > 0 ? 0.0f : 1.0f;
+            for (int k = 0; k < below_count; ++k) {
+                const float *l = below + 5 * k;
+                most = std::max(most, std::min(std::max((l[3] - (l[0] + float(x) * l[1] + float(y) * l[2])) / std::max(l[4], 1e-3f), 0.0f), 1.0f));
+            }
+            return most;
+        };
+        if (below_count > 0)
             for (int y = 0; y < height; ++y) {
                 uint8_t *inBand = band.ptr<uint8_t>(y);
-                for (int x = 0; x < width; ++x) {
-                    if (!inBand[x]) continue;
-                    bool under = false;
-                    for (int k = 0; k < below_count && !under; ++k) {
-                        const float *l = below + 4 * k;
-                        under = l[0] + float(x) * l[1] + float(y) * l[2] < l[3];
-                    }
-                    if (!under) inBand[x] = 0;
-                }
+                for (int x = 0; x < width; ++x)
+                    if (inBand[x] && judgedShare(x, y) <= 0) inBand[x] = 0;
             }
-        }
         if (cv::countNonZero(band) == 0) return 0;
         // The skin's window is one radius (its shading turns toward the edge: a wider mean is paler than the skin
         // there); the hair's two, so that every pixel of the ring the removal grew sees the hair's core.
@@ -998,11 +1003,15 @@ int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, co
         cv::boxFilter(hairWeight, hairCount, -1, kernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
         cv::boxFilter(skinWeight, skinCount, -1, skinKernel, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
         const float hairLeast = kEdgeLeastShare * float(kernel.area()), skinLeast = kEdgeLeastShare * float(skinKernel.area());
+        // Each pixel's trust in the two-colour mix (0..1), its hair share (−1: not read) and the skin that shows
+        // through it.
+        cv::Mat trust(box.size(), CV_32F, cv::Scalar(0)), shares(box.size(), CV_32F, cv::Scalar(-1)), shown(box.size(), CV_32FC3, cv::Scalar(0, 0, 0));
         for (int y = 0; y < box.height; ++y) {
             const uint8_t *inBand = band.ptr<uint8_t>(box.y + y) + box.x, *c = classMap.ptr<uint8_t>(box.y + y) + box.x;
-            float *r = removeMap.ptr<float>(box.y + y) + box.x;
             const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y), *hs = hairSum.ptr<cv::Vec3f>(y), *ss = skinSum.ptr<cv::Vec3f>(y);
             const float *hn = hairCount.ptr<float>(y), *sn = skinCount.ptr<float>(y);
+            float *tr = trust.ptr<float>(y), *sh = shares.ptr<float>(y);
+            cv::Vec3f *sw = shown.ptr<cv::Vec3f>(y);
             for (int x = 0; x < box.width; ++x) {
                 if (!inBand[x] || !edgeClass(c[x]) || hn[x] < hairLeast || sn[x] < skinLeast) continue;
                 const cv::Vec3f hair = hs[x] / hn[x], skin = ss[x] / sn[x], d = hair - skin;
@@ -1012,13 +1021,32 @@ int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, co
                 const cv::Vec3f fromSkin = l[x] - skin;
                 const float share = fromSkin.dot(d) / dd;
                 const cv::Vec3f off = fromSkin - share * d;
-                if (share < -kBeyondTheSkin || off.dot(off) > kOffTheLine * kOffTheLine * dd) continue;
                 const float hairShare = share < kSkinUnderHairShare ? 0.0f : std::min(share, 1.0f);
-                r[x] = hairShare;
+                sw[x] = hairShare <= kUnmixUpTo ? (l[x] - hairShare * hair) / (1 - hairShare) : skin;
+                // What shows through must be the skin beside it: strands of another tone than the hair's core over
+                // skin in shadow unmix to neither (a brown block on a shadowed cheek under fair wisps, liveportrait
+                // d9). Each test fades over its last half, so trust does not flip pixel by pixel into a jagged patch.
+                const cv::Vec3f fromTheSkin = sw[x] - skin;
+                auto within = [](float value, float most) { return 1 - smoothstep(0.25f * most * most, most * most, value); };
+                tr[x] = within(off.dot(off) / dd, kOffTheLine) * within(fromTheSkin.dot(fromTheSkin) / dd, kUnmixedOff) *
+                        smoothstep(-kBeyondTheSkin, -0.5f * kBeyondTheSkin, share);
+                sh[x] = hairShare;
+            }
+        }
+        cv::GaussianBlur(trust, trust, cv::Size(0, 0), kTrustSoftenPx);
+        for (int y = 0; y < box.height; ++y) {
+            const uint8_t *inBand = band.ptr<uint8_t>(box.y + y) + box.x;
+            float *r = removeMap.ptr<float>(box.y + y) + box.x;
+            const cv::Vec3f *l = linear.ptr<cv::Vec3f>(y), *sw = shown.ptr<cv::Vec3f>(y);
+            const float *tr = trust.ptr<float>(y), *sh = shares.ptr<float>(y);
+            for (int x = 0; x < box.width; ++x) {
+                // Only where the pixel itself was read (the blur spreads trust, not shares, onto its neighbours).
+                if (!inBand[x] || tr[x] <= 0 || sh[x] < 0) continue;
+                const float w = tr[x] * judgedShare(box.x + x, box.y + y);
+                r[x] = w * sh[x] + (1 - w) * r[x];
                 if (!unmixed_rgb) continue;
-                const cv::Vec3f shown = hairShare <= kUnmixUpTo ? (l[x] - hairShare * hair) / (1 - hairShare) : skin;
                 uint8_t *dst = unmixed_rgb + (size_t(box.y + y) * width + box.x + x) * 3;
-                for (int k = 0; k < 3; ++k) dst[k] = t.toByte(shown[k]);
+                for (int k = 0; k < 3; ++k) dst[k] = t.toByte(w * sw[x][k] + (1 - w) * l[x][k]);
             }
         }
     } catch (const cv::Exception &) {

@@ -242,6 +242,9 @@ public enum HairPlate {
     /// mixes with what is behind it for a pixel or two beyond where the network stops, and a halo of the
     /// old colour there reads as hair.
     public static let growFraction: Float = 0.025
+    /// Below the cheekbones the removal's edge is read by colour (`atTheEdge`), taking over from the grown ring
+    /// over this share of the face's middle third.
+    static let edgeRampToMiddleThird: Float = 0.25
 
     /// The removal weight per pixel: the matte grown by `growFraction` of the crop (a max filter), then, where
     /// hair meets skin below the cheekbones of `faces` (every pixel with none), each pixel's hair share by its
@@ -260,11 +263,12 @@ public enum HairPlate {
         let radius = max(1, Int((hair.crop.side * growFraction).rounded()))
         var remove = maxFilter(hair.matte, width: width, height: height, radius: radius)
         precondition(photo.width == width && photo.height == height && photo.channels == 3)
-        // Each face's cheekbones as a line: the height above its brows is affine in the pixel.
+        // Each face's cheekbones as a line (the height above its brows is affine in the pixel), the colour taking
+        // over below it within a quarter of the face's middle third.
         let below: [Float] = faces.flatMap { face -> [Float] in
             let origin = face.local(Vec2(0.5, 0.5)).up
             return [origin, face.local(Vec2(1.5, 0.5)).up - origin, face.local(Vec2(0.5, 1.5)).up - origin,
-                    min(face.local(face.jaw[1]).up, face.local(face.jaw[15]).up)]
+                    min(face.local(face.jaw[1]).up, face.local(face.jaw[15]).up), Self.edgeRampToMiddleThird * face.middleThird]
         }
         var shown = unmixing ? photo.pixels : []
         let status = photo.pixels.withUnsafeBufferPointer { rgb in

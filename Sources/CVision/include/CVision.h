@@ -227,8 +227,9 @@ int32_t cv_parse_to_photo(const uint8_t *rgb, int32_t width, int32_t height, flo
                           float guided_eps, uint8_t *classes_out, float *matte_out);
 
 // The removal's edge where hair meets skin: for each pixel of remove[] (in/out, 0..1) in the matte's outer half
-// or the ring the removal grew it by (matte < 0.5), below one of the below_count lines (4 floats each: the value
-// at pixel (0, 0), its step per column and per row, and the limit it must be under; none: every pixel), that the
+// or the ring the removal grew it by (matte < 0.5), below one of the below_count lines (5 floats each: the value
+// at pixel (0, 0), its step per column and per row, the limit it must be under, and the ramp under it over which
+// the colour's removal takes over from the grown one; none: every pixel, wholly), that the
 // parse calls skin, neck or hair, and whose colour
 // lies between the hair's and the visible skin's beside it (means over a window ~3·radius px), the removal
 // becomes its hair share along that line; elsewhere it is unchanged. unmixed_rgb (may be NULL; a copy of rgb
