@@ -83,6 +83,14 @@ const Gamma &gamma22() {
     return table;
 }
 
+// `box` grown by `grow` px on every side, within `bounds`: where the growth passes the top or left edge, the box
+// keeps its grown size by reaching further down or right (then clipped at the bottom and right edges). The plate's
+// boxes have always been grown so; a plain intersection moves every fill that touches the frame's top.
+inline cv::Rect grownWithin(const cv::Rect &box, int grow, cv::Size bounds) {
+    const int x = std::max(0, box.x - grow), y = std::max(0, box.y - grow);
+    return cv::Rect(x, y, std::min(bounds.width - x, box.width + 2 * grow), std::min(bounds.height - y, box.height + 2 * grow));
+}
+
 // Approximately standard normal from two hashes (Box–Muller).
 inline float gauss(uint64_t x, uint64_t y, uint64_t seed) {
     const float u1 = std::max(hash01(x, y, seed), 1e-7f), u2 = hash01(x, y, seed ^ 0x5851F42D4C957F2Dull);
@@ -960,11 +968,7 @@ int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, co
         // Only pixels with skin in their window can be judged: long hair down the body is left out before the
         // windows' means are taken (on a 10-megapixel photo, over a box of 4 megapixels, they cost 200 ms).
         {
-            cv::Rect reach = cv::boundingRect(band);
-            reach.x = std::max(0, reach.x - skinWindow);
-            reach.y = std::max(0, reach.y - skinWindow);
-            reach.width = std::min(width - reach.x, reach.width + 2 * skinWindow);
-            reach.height = std::min(height - reach.y, reach.height + 2 * skinWindow);
+            const cv::Rect reach = grownWithin(cv::boundingRect(band), skinWindow, cv::Size(width, height));
             const cv::Mat skinSeen = ((classMap(reach) == CV_PARSE_SKIN) | (classMap(reach) == CV_PARSE_NECK)) & (matteMap(reach) <= kSkinMatte);
             cv::Mat nearSkin;
             cv::dilate(skinSeen, nearSkin, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * skinWindow + 1, 2 * skinWindow + 1)));
@@ -972,11 +976,7 @@ int32_t cv_removal_at_skin(const uint8_t *rgb, int32_t width, int32_t height, co
             banded &= nearSkin;
         }
         if (cv::countNonZero(band) == 0) return 0;
-        cv::Rect box = cv::boundingRect(band);
-        box.x = std::max(0, box.x - window);
-        box.y = std::max(0, box.y - window);
-        box.width = std::min(width - box.x, box.width + 2 * window);
-        box.height = std::min(height - box.y, box.height + 2 * window);
+        const cv::Rect box = grownWithin(cv::boundingRect(band), window, cv::Size(width, height));
         const SRGB &t = srgb();
         // The photo in linear light, and each of it where it is the hair's core or the skin (zero elsewhere).
         cv::Mat linear(box.size(), CV_32FC3), hairWeight(box.size(), CV_32F), skinWeight(box.size(), CV_32F);
@@ -1162,12 +1162,9 @@ bool openBox(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *c
     cv::Mat removeMap(height, width, CV_32F, const_cast<float *>(remove));
     const cv::Mat removing = removeMap > kRemovedAbove;
     if (cv::countNonZero(removing) == 0) return false;
-    cv::Rect box = cv::boundingRect(removing);
-    const int grow = std::max(kBoxGrowLeastPx, std::max(box.width, box.height) / kBoxGrowPart);
-    box.x = std::max(0, box.x - grow);
-    box.y = std::max(0, box.y - grow);
-    box.width = std::min(width - box.x, box.width + 2 * grow);
-    box.height = std::min(height - box.y, box.height + 2 * grow);
+    const cv::Rect removed = cv::boundingRect(removing);
+    const int grow = std::max(kBoxGrowLeastPx, std::max(removed.width, removed.height) / kBoxGrowPart);
+    const cv::Rect box = grownWithin(removed, grow, cv::Size(width, height));
     b.rect = box;
 
     const SRGB &t = srgb();
@@ -1944,9 +1941,7 @@ int32_t cv_hair_fill(const uint8_t *rgb, int32_t width, int32_t height, const ui
         std::memcpy(out_rgb, rgb, size_t(width) * height * 3);
         const cv::Mat removing = removeMap > 0.02f;
         if (cv::countNonZero(removing) == 0) return 0;
-        cv::Rect box = cv::boundingRect(removing);
-        box.x = std::max(0, box.x - 4), box.y = std::max(0, box.y - 4);
-        box.width = std::min(width - box.x, box.width + 8), box.height = std::min(height - box.y, box.height + 8);
+        const cv::Rect box = grownWithin(cv::boundingRect(removing), 4, cv::Size(width, height));
         cv::Mat filled, alpha;
         cv::resize(filledSmall, filled, full, 0, 0, cv::INTER_LINEAR);
         cv::GaussianBlur(removeMap(box), alpha, cv::Size(0, 0), 1.0);

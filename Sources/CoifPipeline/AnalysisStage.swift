@@ -74,7 +74,7 @@ public struct PlateStage {
         let frame = sized[0].frame
         // An ear darker than hair could be is hair the parse misread: removed with it, not kept or joined.
         let hair = parsed.hair.withDarkEarsAsHair(photo: frame.image, persons: persons.compactMap { $0 })
-        let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], heads: [PersonHead]) in
+        let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], removal: [Float], heads: [PersonHead]) in
             // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
             let width = frame.image.width, height = frame.image.height
@@ -92,7 +92,7 @@ public struct PlateStage {
                 HeadRender.shadeNeck(neck, jaw: Array(person.jaw[3...13]), luminance: luminance, width: width, height: height, buffers: &drawn)
             }
             let filled = try HairPlate.fill(frame, hair: hair, heads: heads, shade: drawn.shade, others: Self.otherFaces(sized), seed: seed)
-            return (filled.image, filled.scalp, filled.skin, heads.map(\.person))
+            return (filled.image, filled.scalp, filled.skin, filled.removal, heads.map(\.person))
         }
         let scalpHair = timing.measure(.plate) {
             ScalpHair(weights: plate.scalp, texture: HairPlate.scalpTexture(frame.image, scalp: plate.scalp, heads: plate.heads, seed: seed),
@@ -104,6 +104,7 @@ public struct PlateStage {
             a.plate = plate.image
             a.scalpHair = scalpHair
             a.filledSkin = plate.skin
+            a.removal = plate.removal
             a.person = person
             return a
         }

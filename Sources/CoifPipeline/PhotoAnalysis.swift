@@ -32,6 +32,9 @@ public struct PhotoAnalysis: Sendable {
     public var scalpHair: ScalpHair?
     /// How much of each photo pixel the plate filled with skin (0…1), lit by the drawn head (HeadRender).
     public var filledSkin: [Float]?
+    /// How much of each photo pixel the plate took away (0…1; HairPlate.fill's removal, after the features and
+    /// the other faces keep theirs).
+    public var removal: [Float]?
     /// Coif's head resized to the person's (measured from the parse with the own hair; unscaled without it).
     public var sizing: HeadSizing = .unscaled
     /// The person's face frame with their own hairline (from the own hair's matte), once the plate has run:

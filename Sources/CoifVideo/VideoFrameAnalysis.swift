@@ -137,17 +137,13 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
         var analyses = try PlateStage(head: head).fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
                                                        timing: &timing)
-        let removal = timing.measure(.plate) { () -> [Float] in
-            let removal = HairPlate.removal(hair, photo: frame.image, faces: person.map { [$0] } ?? [])
-            if var plate = analyses[0].plate, let skin = analyses[0].filledSkin {
+        timing.measure(.plate) {
+            if var plate = analyses[0].plate, let skin = analyses[0].filledSkin, let removal = analyses[0].removal {
                 background.stabilise(&plate, frame: frame.image, hair: hair, removal: removal, skin: skin)
                 analyses[0].plate = plate
             }
-            return removal
         }
-        var done = out(analyses, renders: renders)
-        done.removal = removal
-        return done
+        return out(analyses, renders: renders)
     }
 
     /// The head's front hairline on its midline (head space, mm): the front-most head vertex near the

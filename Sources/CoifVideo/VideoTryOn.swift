@@ -41,9 +41,6 @@ public final class VideoTryOn: @unchecked Sendable {
         var rawPose: HeadPose? = nil
         var rawHairlinePx: Vec2? = nil
         var hairlinePx: Vec2? = nil
-        /// How much of each pixel the own hair's removal took (`HairPlate.removal`), made once for the frame's
-        /// background plate and its fill-change record.
-        var removal: [Float]? = nil
     }
 
     struct RenderedFrame {
@@ -189,7 +186,7 @@ public final class VideoTryOn: @unchecked Sendable {
                     let images = result.images
                     image = images.composite
                     (record.fillChange, record.backgroundChange) = change.next(input: item.frame.image, output: image, analysis: analyses[0],
-                                                                               removal: item.removal, newHair: images.matte, shot: item.shot)
+                                                                               removal: analyses[0].removal, newHair: images.matte, shot: item.shot)
                     record.hairLevel = VideoFillChange.meanLevel(image, where: images.matte)
                 } else {
                     change.reset()

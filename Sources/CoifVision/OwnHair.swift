@@ -293,9 +293,11 @@ public enum HairPlate {
     /// hair pixel nearer (in face widths) to one of them than to every head is kept, not removed (the parse's
     /// crop around a face in a couple's photo takes in the partner's hair too). `shade`: the heads' shading
     /// under the photo's light over the face's mean (HeadRender; 0 where unknown), which lights the skin the
-    /// fill continues. Deterministic for a seed.
+    /// fill continues. `removal`: how much of each pixel was taken away, after what the features and the other
+    /// faces keep (a clip's background memory reads it). Deterministic for a seed.
     public static func fill(_ frame: Frame, hair: OwnHair, heads: [(person: PersonHead, region: [UInt8])], shade: [Float]? = nil,
-                            others: [FaceBox] = [], seed: UInt64) throws -> (image: PixelImage, scalp: [Float], skin: [Float]) {
+                            others: [FaceBox] = [], seed: UInt64) throws
+        -> (image: PixelImage, scalp: [Float], skin: [Float], removal: [Float]) {
         let image = frame.image
         let width = image.width, height = image.height
         precondition(hair.matte.count == width * height && heads.allSatisfy { $0.region.count == width * height })
@@ -399,7 +401,7 @@ public enum HairPlate {
         }
         // Where the fill is skin (the removal inside the head): the share the head's shading applies to.
         let skin = remove.indices.map { headMask[$0] != 0 ? min(remove[$0], 1) : 0 }
-        return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin)
+        return (PixelImage(width: width, height: height, channels: 3, pixels: out), scalp, skin, remove)
     }
 
     /// Brows where the fill replaced a fringe over them, drawn as brows grow: a faint base tone over each
@@ -668,7 +670,7 @@ public enum HairPlate {
     }
 
     /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
-    static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
+    public static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
         var out = [Float](repeating: 0, count: values.count)
         cv_max_filter(values, Int32(width), Int32(height), Int32(radius), &out)
         return out
