@@ -56,8 +56,12 @@ public final class FaceParser {
 
     /// The network's answer for the face's crop of `frame`, at the network's side (not yet on the photo).
     public func parseCrop(_ frame: Frame, box: FaceBox) throws -> CropParse {
+        try parseCrop(frame, crop: Self.crop(for: box))
+    }
+
+    /// The network's answer for `crop` (photo pixels) of `frame`.
+    public func parseCrop(_ frame: Frame, crop: (x: Float, y: Float, side: Float)) throws -> CropParse {
         let image = frame.image
-        let crop = Self.crop(for: box)
         let n = inputSize * inputSize
         var classes = [UInt8](repeating: 0, count: n)
         var hair = [Float](repeating: 0, count: n)
@@ -72,8 +76,13 @@ public final class FaceParser {
 
     /// Parses the face's crop of `frame` and brings the result back onto the photo.
     public func parse(_ frame: Frame, box: FaceBox) throws -> OwnHair {
+        try parse(frame, crop: Self.crop(for: box))
+    }
+
+    /// Parses `crop` (photo pixels) of `frame` and brings the result back onto the photo.
+    public func parse(_ frame: Frame, crop: (x: Float, y: Float, side: Float)) throws -> OwnHair {
         let image = frame.image
-        let parsed = try parseCrop(frame, box: box)
+        let parsed = try parseCrop(frame, crop: crop)
         let crop = parsed.crop, classes = parsed.classes, hair = parsed.hair
         let count = image.width * image.height
         var photoClasses = [UInt8](repeating: 0, count: count)
@@ -95,65 +104,125 @@ public final class FaceParser {
 }
 
 extension FaceParser {
-    /// The share of the crop's bottom row (within the photo) that is hair, over which long hair is followed
-    /// down past the crop.
+    /// The share of a crop edge (within the photo) that is hair, over which the hair is followed past it.
     public static let hairPastCropShare: Float = 0.04
+    /// The crop round the whole head, where hair runs past the face's crop above or beside it: this many times
+    /// the face's crop's side, its foot on the face crop's foot, centred across.
+    public static let aroundTheHeadScale: Float = 1.5
 
-    /// The face's own hair, followed past the bottom of its crop: long hair that reaches the crop's lower
-    /// edge (over `hairPastCropShare` of its bottom row) goes on over the shoulders, and removed only down to
-    /// the crop it left a cut straight across. A second crop of the same size below the first (overlapping it
-    /// by a quarter) is parsed, and its hair taken where the first crop did not reach:
-    /// - across the overlap the two mattes are cross-faded, the second's share rising from 0 at its top to 1
-    ///   at the first crop's last row (each network is least sure at its crop's edge; switching at the first
-    ///   crop's last row drew that row into the removal as a straight cut);
-    /// - what the second crop calls hair in colours the hair in the face's crop never takes is not hair
-    ///   (`cv_hair_colour_plausible`): without the head in view, the network called a light sweater's
-    ///   shoulders hair, and the plate painted them over.
+    /// A side of the face's crop the hair may run past: long hair over the shoulders (below), an updo or an
+    /// afro over the head (above), big hair beside it (left, right).
+    enum CropSide: CaseIterable {
+        case below, above, left, right
+    }
+
+    /// The face's own hair, followed past the sides of its crop where it reaches them (over `hairPastCropShare`
+    /// of that edge's pixels within the photo): removed only up to the crop, it left a cut straight across.
+    /// - **Below** (long hair over the shoulders): a second crop of the same size below the first (overlapping it
+    ///   by a quarter) is parsed, and its hair taken where the first crop did not reach. What it calls hair in
+    ///   colours the hair in the face's crop never takes is not hair (`cv_hair_colour_plausible`): without the
+    ///   head in view, the network called a light sweater's shoulders hair, and the plate painted them over.
+    /// - **Above or beside** (an updo, an afro, big hair): one crop round the whole head (`aroundTheHeadScale`
+    ///   of the face's, its foot on the face crop's foot), parsed with the face in view: a crop above the head
+    ///   alone showed the network dark spikes on a dark wall with no face, and it called them background (a
+    ///   clip's updo was cut flat across the top of the head).
+    /// Across the overlap the mattes are cross-faded, the second's share rising from 0 to 1 at the face's crop's
+    /// last row or column on that side (each network is least sure at its crop's edge; switching at the last
+    /// row drew that row into the removal as a straight cut).
     public func parseFollowingHair(_ frame: Frame, box: FaceBox) throws -> OwnHair {
         let first = try parse(frame, box: box)
         let crop = first.crop
-        let bottom = Int((crop.y + crop.side).rounded(.down)) - 1
-        let x0 = max(0, Int(crop.x.rounded(.up))), x1 = min(first.width, Int((crop.x + crop.side).rounded(.down)))
-        guard bottom > 0, bottom < first.height - 1, x1 > x0 else { return first }
-        let hairAtEdge = (x0..<x1).filter { first.matte[bottom * first.width + $0] >= 0.5 }.count
-        guard Float(hairAtEdge) > Self.hairPastCropShare * Float(x1 - x0) else { return first }
-        var below = box
-        let shift = 0.75 * crop.side
-        below.top += shift
-        below.bottom += shift
-        let second = try parse(frame, box: below)
-        let width = first.width
-        // The second crop's share of each row: 0 above it, rising over the overlap, 1 below the first crop.
-        let secondTop = max(0, Int(second.crop.y.rounded(.up)))
-        func secondShare(_ y: Int) -> Float {
-            y > bottom ? 1 : y < secondTop ? 0 : (Float(y - secondTop) + 0.5) / Float(bottom - secondTop + 1)
+        let reached = CropSide.allCases.filter { Self.hairReaches(first, past: $0) }
+        var out = first
+        if reached.contains(.below) {
+            var below = box
+            below.top += 0.75 * crop.side
+            below.bottom += 0.75 * crop.side
+            let second = try parse(frame, box: below)
+            let secondTop = Int(second.crop.y.rounded(.up)), lastRow = Int((crop.y + crop.side).rounded(.down)) - 1
+            try take(second, into: &out, first: first, frame: frame, notHair: OwnHair.cloth) { i in
+                Self.ramp(i / first.width, from: secondTop, to: lastRow)
+            }
         }
+        let around = reached.filter { $0 != .below }
+        if !around.isEmpty {
+            let side = Self.aroundTheHeadScale * crop.side
+            let wider = (x: crop.x + 0.5 * (crop.side - side), y: crop.y + crop.side - side, side: side)
+            let second = try parse(frame, crop: wider)
+            // The share rises over a quarter of the face's crop inside each side the hair reached.
+            let band = Int((0.25 * crop.side).rounded())
+            let firstRow = Int(crop.y.rounded(.up)), firstColumn = Int(crop.x.rounded(.up))
+            let lastColumn = Int((crop.x + crop.side).rounded(.down)) - 1
+            try take(second, into: &out, first: first, frame: frame, notHair: OwnHair.background) { i in
+                let x = i % first.width, y = i / first.width
+                return around.reduce(0) { share, side in
+                    switch side {
+                    case .above: max(share, Self.ramp(-y, from: -(firstRow + band), to: -firstRow))
+                    case .left: max(share, Self.ramp(-x, from: -(firstColumn + band), to: -firstColumn))
+                    case .right: max(share, Self.ramp(x, from: lastColumn - band, to: lastColumn))
+                    case .below: share
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// 0 before `from`, rising to 1 at `to`, 1 past it.
+    static func ramp(_ t: Int, from: Int, to: Int) -> Float {
+        t > to ? 1 : t < from ? 0 : (Float(t - from) + 0.5) / Float(to - from + 1)
+    }
+
+    /// Whether `first`'s hair reaches `side` of its crop, that side inside the photo.
+    static func hairReaches(_ first: OwnHair, past side: CropSide) -> Bool {
+        let crop = first.crop, width = first.width, height = first.height
+        let lastRow = Int((crop.y + crop.side).rounded(.down)) - 1, firstRow = Int(crop.y.rounded(.up))
+        let lastColumn = Int((crop.x + crop.side).rounded(.down)) - 1, firstColumn = Int(crop.x.rounded(.up))
+        let edge: [Int]
+        switch side {
+        case .below, .above:
+            let row = side == .below ? lastRow : firstRow
+            guard row > 0, row < height - 1 else { return false }
+            edge = (max(0, firstColumn)..<min(width, lastColumn + 1)).map { row * width + $0 }
+        case .left, .right:
+            let column = side == .right ? lastColumn : firstColumn
+            guard column > 0, column < width - 1 else { return false }
+            edge = (max(0, firstRow)..<min(height, lastRow + 1)).map { $0 * width + column }
+        }
+        guard !edge.isEmpty else { return false }
+        return Float(edge.filter { first.matte[$0] >= 0.5 }.count) > hairPastCropShare * Float(edge.count)
+    }
+
+    /// `second`'s parse taken into `out` by `share` (0…1 per pixel; 1 wherever the face's crop did not reach),
+    /// what it calls hair in colours `first`'s hair never takes being `notHair`.
+    func take(_ second: OwnHair, into out: inout OwnHair, first: OwnHair, frame: Frame, notHair: UInt8,
+              share secondShare: (Int) -> Float) throws {
+        let width = first.width
         // The hair the face's crop sees with confidence is the model of this person's hair colour.
         var model = [Float](repeating: 0, count: first.matte.count), judge = [UInt8](repeating: 0, count: first.matte.count)
         for i in model.indices {
             if first.classes[i] == OwnHair.hair { model[i] = first.matte[i] }
-            if second.classes[i] != OwnHair.unknown, second.matte[i] > 0, secondShare(i / width) > 0 { judge[i] = 255 }
+            if second.classes[i] != OwnHair.unknown, second.matte[i] > 0, secondShare(i) > 0 || first.classes[i] == OwnHair.unknown {
+                judge[i] = 255
+            }
         }
         var plausible = [UInt8](repeating: 255, count: first.matte.count)
-        let radius = Int32(max(2, (crop.side / 64).rounded()))
+        let radius = Int32(max(2, (first.crop.side / 64).rounded()))
         let status = frame.image.pixels.withUnsafeBufferPointer { rgb in
             cv_hair_colour_plausible(rgb.baseAddress, Int32(width), Int32(first.height), model, judge, radius, &plausible)
         }
-        guard status == 0 else { throw CoifError.internalError("own hair: judging the lower crop's hair by colour failed (\(status))") }
-        var out = first
+        guard status == 0 else { throw CoifError.internalError("own hair: judging the hair past the crop by colour failed (\(status))") }
         for i in out.classes.indices where second.classes[i] != OwnHair.unknown {
-            let share = out.classes[i] == OwnHair.unknown ? 1 : secondShare(i / width)
+            let share = first.classes[i] == OwnHair.unknown ? 1 : secondShare(i)
             guard share > 0 else { continue }
             var secondClass = second.classes[i], secondMatte = second.matte[i]
             if plausible[i] == 0 {
-                // Below the face, what is not hair is the body's (its clothes, most often).
                 secondMatte = 0
-                if secondClass == OwnHair.hair || secondClass == OwnHair.hat { secondClass = OwnHair.cloth }
+                if secondClass == OwnHair.hair || secondClass == OwnHair.hat { secondClass = notHair }
             }
             out.matte[i] = out.matte[i] * (1 - share) + secondMatte * share
             if share >= 0.5 { out.classes[i] = secondClass }
         }
-        return out
     }
 
     /// Every face's own hair in one frame, followed past its crop where it is long, merged (`OwnHair.merged`),
@@ -670,7 +739,7 @@ public enum HairPlate {
     }
 
     /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
-    public static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
+    static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
         var out = [Float](repeating: 0, count: values.count)
         cv_max_filter(values, Int32(width), Int32(height), Int32(radius), &out)
         return out

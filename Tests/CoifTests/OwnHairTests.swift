@@ -358,4 +358,51 @@ final class OwnHairTests: XCTestCase {
         XCTAssertGreaterThan(step(switched, last), 3 * usual(switched), "a plain switch leaves a seam here")
         XCTAssertLessThan(step(followed.matte, last), 2 * usual(followed.matte) + 0.002, "no seam")
     }
+
+    /// Hair that runs past the top of the face's crop (an updo on a frame of Debian's Megamind.avi, reaching
+    /// well above the brows) is followed in a crop round the whole head: the matte goes on above the face's crop,
+    /// and there is no seam across its first row, which the face's crop alone leaves (a straight cut across the
+    /// head that the plate showed as a flat edge with the updo's top standing above it).
+    func testHairAboveTheCropIsFollowedWithoutACut() throws {
+        _ = try Self.requireModel()
+        let clip = VideoIOTests.megamind
+        guard FileManager.default.fileExists(atPath: clip) else {
+            print("OwnHairTests: skipping, \(clip) is missing (Debian opencv-doc; `make test` installs it)")
+            throw XCTSkip("Megamind.avi missing")
+        }
+        let reader = try VideoReader(path: clip)
+        var frame: Frame?
+        while let next = try reader.next() {
+            if next.index == 12 { frame = next; break }
+        }
+        let photo = try XCTUnwrap(frame)
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let face = try XCTUnwrap(try engine.analyse(photo, faces: .largest, timing: &timing).first)
+        let parser = try engine.faceParser()
+        let first = try parser.parse(photo, box: face.chosen.box)
+        let followed = try parser.parseFollowingHair(photo, box: face.chosen.box)
+        // The face's crop's matte starts at the row its top edge falls in.
+        let width = photo.image.width, top = Int(first.crop.y.rounded(.down))
+        let x0 = max(0, Int(first.crop.x.rounded(.up))), x1 = min(width, Int((first.crop.x + first.crop.side).rounded(.down)))
+        XCTAssertGreaterThan(top, 10, "the photo goes on above the face's crop")
+        func hair(_ matte: [Float], _ y: Int) -> Int { (x0..<x1).filter { matte[y * width + $0] >= 0.5 }.count }
+        XCTAssertGreaterThan(Float(hair(first.matte, top)), 0.2 * Float(x1 - x0), "the updo reaches the crop's top row")
+        let above = (max(0, top - 10)..<top).reduce(0) { $0 + hair(followed.matte, $1) }
+        XCTAssertGreaterThan(above, 10 * Int(0.2 * Float(x1 - x0)), "the hair goes on above the face's crop")
+        // The mean step across a row boundary (y → y+1), over the crop's columns.
+        func step(_ matte: [Float], _ y: Int) -> Float {
+            (x0..<x1).reduce(0) { $0 + abs(matte[(y + 1) * width + $1] - matte[y * width + $1]) } / Float(x1 - x0)
+        }
+        // The crop round the head taken where the face's crop did not reach, with no cross-fade.
+        let side = FaceParser.aroundTheHeadScale * first.crop.side
+        let wider = try parser.parse(photo, crop: (first.crop.x + 0.5 * (first.crop.side - side), first.crop.y + first.crop.side - side, side))
+        var switched = first.matte
+        for i in switched.indices where first.classes[i] == OwnHair.unknown && wider.classes[i] != OwnHair.unknown { switched[i] = wider.matte[i] }
+        let usual = ((top + 4)..<(top + 12)).map { step(followed.matte, $0) }.reduce(0, +) / 8
+        print(String(format: "OwnHairTests: step across the crop's first row %.4f (a plain switch %.4f; rows below %.4f)",
+                     step(followed.matte, top - 1), step(switched, top - 1), usual))
+        XCTAssertGreaterThan(step(switched, top - 1), 3 * usual, "a plain switch leaves a seam here")
+        XCTAssertLessThan(step(followed.matte, top - 1), 2 * usual + 0.002, "no seam")
+    }
 }
