@@ -65,6 +65,10 @@ final class VideoBackgroundPlate {
             for i in 0..<count { seen[i] = false; filled[i] = false }
             resets += 1
         }
+        // The kept fill starts only clear of the skin the frame fills: the skin's silhouette is softened over
+        // the background beside it, and a kept fill begun there held a skin-coloured line where the head's
+        // edge had been, frame after frame: rings behind a moving head (Megamind).
+        let nearSkin = HairPlate.maxFilter(skin, width: width, height: height, radius: max(1, Int((hair.crop.side * HairPlate.growFraction).rounded())))
         frame.pixels.withUnsafeBufferPointer { photo in
             plate.pixels.withUnsafeMutableBufferPointer { out in
                 for i in 0..<count {
@@ -76,8 +80,9 @@ final class VideoBackgroundPlate {
                         }
                         continue
                     }
-                    // Skin fill (inside the head) follows the head: left to the frame's own fill.
-                    guard skin[i] < 0.01 else { continue }
+                    // Skin fill (inside the head) follows the head: left to the frame's own fill. What was kept
+                    // there before the head came over is stale.
+                    guard skin[i] < 0.01 else { filled[i] = false; continue }
                     let changed = out[3 * i] != photo[3 * i] || out[3 * i + 1] != photo[3 * i + 1] || out[3 * i + 2] != photo[3 * i + 2]
                     guard changed else { continue }
                     let weight = min(r, 1)
@@ -95,7 +100,7 @@ final class VideoBackgroundPlate {
                             let value = Float(out[3 * i + c]) + weight * (kept - Float(out[3 * i + c]))
                             out[3 * i + c] = UInt8(max(0, min(255, value.rounded())))
                         }
-                    } else if r >= Self.keptFillFrom {
+                    } else if r >= Self.keptFillFrom && nearSkin[i] < 0.01 {
                         filled[i] = true
                         for c in 0..<3 { keptFill[3 * i + c] = out[3 * i + c] }
                     }

@@ -739,7 +739,7 @@ public enum HairPlate {
     }
 
     /// A square max filter (the matte grown by `radius` pixels), as OpenCV's dilation.
-    static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
+    public static func maxFilter(_ values: [Float], width: Int, height: Int, radius: Int) -> [Float] {
         var out = [Float](repeating: 0, count: values.count)
         cv_max_filter(values, Int32(width), Int32(height), Int32(radius), &out)
         return out

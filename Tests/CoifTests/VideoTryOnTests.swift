@@ -445,6 +445,43 @@ final class VideoTryOnTests: XCTestCase {
         XCTAssertEqual(out4.pixels[3 * (5 * width + 15)], background(15), "where the clip showed the background, the fill is that background")
     }
 
+    /// A head moving across the hair it replaced leaves no line of skin behind: the frame's skin is softened a
+    /// pixel over the background fill beside it, and a kept fill begun there held that skin tone where the head's
+    /// edge had been, one line per frame (rings behind the head on Megamind.avi). On the code before, the fill
+    /// left of the head read 90–130 in the last frame, rising toward the head, where every frame's own fill is 90.
+    func testAHeadMovingOverItsFillLeavesNoRingsOfSkin() {
+        let width = 48, height = 12, count = width * height
+        let plate = VideoBackgroundPlate()
+        var last = PixelImage(width: width, height: height, channels: 3), lastFrom = 0
+        for from in 10..<18 {
+            // Hair over columns from..<from+20 (removed); the head's skin over its right half; the wall elsewhere.
+            var classes = [UInt8](repeating: OwnHair.background, count: count), matte = [Float](repeating: 0, count: count)
+            var removal = [Float](repeating: 0, count: count), skin = removal
+            var photo = [UInt8](repeating: 60, count: count * 3), fill = photo
+            for y in 0..<height {
+                for x in from..<(from + 20) {
+                    let i = y * width + x
+                    matte[i] = 1
+                    classes[i] = OwnHair.hair
+                    removal[i] = 1
+                    for c in 0..<3 { photo[3 * i + c] = 20 }
+                    let value: UInt8 = x >= from + 10 ? 220 : x == from + 9 ? 160 : 90
+                    if x >= from + 10 { skin[i] = 1 }
+                    for c in 0..<3 { fill[3 * i + c] = value }
+                }
+            }
+            let hair = OwnHair(width: width, height: height, crop: (0, 0, 40), classes: classes, matte: matte)
+            var out = PixelImage(width: width, height: height, channels: 3, pixels: fill)
+            plate.stabilise(&out, frame: PixelImage(width: width, height: height, channels: 3, pixels: photo), hair: hair, removal: removal, skin: skin)
+            last = out
+            lastFrom = from
+        }
+        // The background fill left of the head in the last frame, clear of its softened edge.
+        let y = height / 2
+        let values = (lastFrom..<(lastFrom + 8)).map { Int(last.pixels[3 * (y * width + $0)]) }
+        XCTAssertTrue(values.allSatisfy { abs($0 - 90) <= 2 }, "the fill beside the head holds no skin tone: \(values)")
+    }
+
     func testTheLightEasesAcrossAShotAndStartsAfreshOnTheNext() {
         var filter = VideoLightFilter()
         let dim = Lighting(exposure: 0.5), bright = Lighting(exposure: 1.5)
