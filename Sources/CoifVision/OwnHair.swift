@@ -139,7 +139,7 @@ extension FaceParser {
             below.top += 0.75 * crop.side
             below.bottom += 0.75 * crop.side
             let second = try parse(frame, box: below)
-            let secondTop = Int(second.crop.y.rounded(.up)), lastRow = Int((crop.y + crop.side).rounded(.down)) - 1
+            let secondTop = max(0, Int(second.crop.y.rounded(.up))), lastRow = Int((crop.y + crop.side).rounded(.down)) - 1
             try take(second, into: &out, first: first, frame: frame, notHair: OwnHair.cloth) { i in
                 Self.ramp(i / first.width, from: secondTop, to: lastRow)
             }
