@@ -68,7 +68,7 @@ final class VideoBackgroundPlate {
         // The kept fill starts only clear of the skin the frame fills: the skin's silhouette is softened over
         // the background beside it, and a kept fill begun there held a skin-coloured line where the head's
         // edge had been, frame after frame: rings behind a moving head (Megamind).
-        let nearSkin = HairPlate.maxFilter(skin, width: width, height: height, radius: max(1, Int((hair.crop.side * HairPlate.growFraction).rounded())))
+        let nearSkin = HairPlate.maxFilter(skin, width: width, height: height, radius: HairPlate.growRadius(hair))
         frame.pixels.withUnsafeBufferPointer { photo in
             plate.pixels.withUnsafeMutableBufferPointer { out in
                 for i in 0..<count {

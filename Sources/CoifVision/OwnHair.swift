@@ -311,6 +311,9 @@ public enum HairPlate {
     /// mixes with what is behind it for a pixel or two beyond where the network stops, and a halo of the
     /// old colour there reads as hair.
     public static let growFraction: Float = 0.025
+
+    /// The removal's growth in pixels for `hair` (`growFraction` of its crop's side, at least one).
+    public static func growRadius(_ hair: OwnHair) -> Int { max(1, Int((hair.crop.side * growFraction).rounded())) }
     /// Below the cheekbones the removal's edge is read by colour (`atTheEdge`), taking over from the grown ring
     /// over this share of the face's middle third.
     static let edgeRampToMiddleThird: Float = 0.25
@@ -329,7 +332,7 @@ public enum HairPlate {
     /// too, and unmixed it showed as a pale band under the new hairline where the scalp's crop had been drawn.
     static func atTheEdge(_ hair: OwnHair, photo: PixelImage, faces: [PersonHead], unmixing: Bool) -> (remove: [Float], shown: [UInt8]?) {
         let width = hair.width, height = hair.height
-        let radius = max(1, Int((hair.crop.side * growFraction).rounded()))
+        let radius = growRadius(hair)
         var remove = maxFilter(hair.matte, width: width, height: height, radius: radius)
         precondition(photo.width == width && photo.height == height && photo.channels == 3)
         // Each face's cheekbones as a line (the height above its brows is affine in the pixel), the colour taking
