@@ -65,16 +65,10 @@ public enum GroomBenchmark {
             }
 
             start = monotonicMs()
-            let errors = groom.guides.resamplingErrorsMm()
+            _ = try library.resamplingErrors(style)
             let shapeMs = monotonicMs() - start
-            let lod: LevelOfDetail
-            if let strands {
-                lod = LevelOfDetail(strandCount: strands,
-                                    pointsPerStrand: groom.guides.pointsPerStrand, widthScale: 1)
-            } else {
-                lod = LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: groom.guides.strandCount,
-                                           resamplingErrorsMm: errors, meanStrandLengthMm: groom.guides.meanLengthMm())
-            }
+            let lod = try strands.map { LevelOfDetail(strandCount: $0, pointsPerStrand: groom.guides.pointsPerStrand, widthScale: 1) }
+                ?? library.levelOfDetail(style, faceWidthPx: faceWidthPx)
 
             start = monotonicMs()
             let shell = engine.renderer.upload(groom.underLayer(head: engine.head, radiusMm: Groom.underLayerRadiusMm), over: engine.occluder)

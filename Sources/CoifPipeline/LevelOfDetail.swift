@@ -4,6 +4,7 @@
 // timing record.
 #if canImport(Glibc)
 import CoifCore
+import CoifGroom
 import Glibc
 #endif
 
@@ -92,5 +93,16 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
         let strands = min(max(Int(min(wanted, budget)), guideCount, 600), fullDensityStrands)
         let thinning = Float(fullDensityStrands) / Float(strands)
         return LevelOfDetail(strandCount: strands, pointsPerStrand: points, widthScale: powf(thinning, 0.8))
+    }
+}
+
+extension StyleLibrary {
+    /// The level of detail `style` gets on a face `faceWidthPx` wide: its guides, the points its shape needs and
+    /// its strands' length, as `LevelOfDetail.choose` weighs them. The one place a render, a preview and the
+    /// groom benchmark choose it, so the three draw the same strands for the same face.
+    public func levelOfDetail(_ style: Style, faceWidthPx: Double, detail: Double = 1, strands: Int? = nil) throws -> LevelOfDetail {
+        LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: try groom(style).guides.strandCount, detail: detail,
+                             resamplingErrorsMm: try resamplingErrors(style), meanStrandLengthMm: try meanStrandLength(style),
+                             strands: strands)
     }
 }

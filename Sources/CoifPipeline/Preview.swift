@@ -151,10 +151,7 @@ public final class PreviewEngine {
         // The level of detail a photo with this face size would get: the face as wide as the still's level of
         // detail takes a face to be (it assumed 140 mm here, 150 there).
         let faceWidthPx = LevelOfDetail.faceWidthMm * f / distanceMm
-        let groom = try styles.groom(style)
-        let lod = LevelOfDetail.choose(faceWidthPx: max(faceWidthPx, 200), guideCount: groom.guides.strandCount,
-                                       resamplingErrorsMm: try styles.resamplingErrors(style),
-                                       meanStrandLengthMm: try styles.meanStrandLength(style), strands: strands)
+        let lod = try styles.levelOfDetail(style, faceWidthPx: max(faceWidthPx, 200), strands: strands)
         let sceneStart = monotonicMs()
         let all = try styles.strands(style, count: lod.strandCount, pointsPerStrand: lod.pointsPerStrand, seed: seed)
         let underLayer = try styles.underLayer(style)

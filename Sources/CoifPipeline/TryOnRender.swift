@@ -287,9 +287,7 @@ extension TryOnEngine {
     /// hairline. A still is a one-frame shot: a clip's frame and a still of it draw the same strands.
     public func shot(opening first: PhotoAnalysis, style: Style, job: TryOnJob) throws -> Shot {
         let faceWidthPx = max(Shot.faceWidthStepPx, (first.faceWidthPx / Shot.faceWidthStepPx).rounded() * Shot.faceWidthStepPx)
-        let lod = try job.levelOfDetail ?? LevelOfDetail.choose(faceWidthPx: faceWidthPx, guideCount: style.entry.guides, detail: job.detail,
-                                                                resamplingErrorsMm: try styles.resamplingErrors(style),
-                                                                meanStrandLengthMm: try styles.meanStrandLength(style), strands: job.strands)
+        let lod = try job.levelOfDetail ?? styles.levelOfDetail(style, faceWidthPx: faceWidthPx, detail: job.detail, strands: job.strands)
         return Shot(levelOfDetail: lod, slide: try hairlineFit(first, style: style))
     }
 
