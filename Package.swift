@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
-// Coif: headless GPU hair try-on. One target per pipeline stage; the compiler enforces who may use whom
-// (see README "Layout"). System libraries come from Debian packages that `make setup` installs.
+// Coif: headless GPU hair try-on. One target per concern (a pipeline stage, the try-on that runs them, video,
+// the farm, reports, evaluation); the compiler enforces who may use whom (docs/architecture.md has the table).
+// System libraries come from Debian packages that `make setup` installs.
 import PackageDescription
 
 let release: [CXXSetting] = [.define("NDEBUG", .when(configuration: .release))]

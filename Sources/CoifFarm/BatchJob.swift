@@ -114,7 +114,7 @@ public struct BatchItem: Sendable {
         return job
     }
 
-    /// Items that share one analysis of their photo: the same photo (by its bytes), faces and camera.
+    /// Items that share one analysis of their photo: the same photo path, faces and camera.
     public var analysisKey: PathKey {
         PathKey("\(photo)|\(settings.face.map { "\($0)" } ?? "largest")|\(settings.fovDegrees.map { String($0) } ?? "-")")
     }

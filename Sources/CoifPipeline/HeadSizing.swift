@@ -123,9 +123,7 @@ public struct HeadSizing: Sendable, Equatable {
     /// The analysis seen through a lens `factor` times longer: the pose solved again for the same landmarks.
     static func refocused(_ analysis: PhotoAnalysis, factor: Double,
                           solve: (PinholeCamera) throws -> HeadPose) -> PhotoAnalysis? {
-        var intrinsics = analysis.intrinsics
-        intrinsics.fx *= factor
-        intrinsics.fy *= factor
+        let intrinsics = analysis.intrinsics.lengthened(by: factor)
         guard let pose = try? solve(intrinsics) else { return nil }
         var out = analysis
         out.face.intrinsics = intrinsics
@@ -215,5 +213,16 @@ public struct HeadSizing: Sendable, Equatable {
             }
         }
         return (lastHeadT, last == OwnHair.hair || last == OwnHair.hat)
+    }
+}
+
+extension PinholeCamera {
+    /// The same camera with a lens `factor` times longer (the principal point stays): the lens a head's size
+    /// implies (HeadSizing.focalFactor), for a still's refit and a clip's every frame alike.
+    public func lengthened(by factor: Double) -> PinholeCamera {
+        var out = self
+        out.fx *= factor
+        out.fy *= factor
+        return out
     }
 }

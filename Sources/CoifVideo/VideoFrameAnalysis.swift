@@ -109,9 +109,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         }
         // The pose under the shot's lens, filtered (a held frame keeps the last filtered pose).
         let shotSizing = sizing ?? .unscaled
-        var intrinsics = face.intrinsics
-        intrinsics.fx *= shotSizing.focalFactor
-        intrinsics.fy *= shotSizing.focalFactor
+        let intrinsics = face.intrinsics.lengthened(by: shotSizing.focalFactor)
         face.pose = try timing.measure(.pose) { try analyzer.solvePoseContinuous(for: face, intrinsics: intrinsics) }
         face.intrinsics = intrinsics
         let rawPose = face.pose

@@ -63,6 +63,35 @@ extension PreviewView: ExpressibleByArgument {
     }
 }
 
+/// `--progress` (batch and video): how a long run reports how far it is.
+enum ProgressOption: String, CaseIterable, ExpressibleByArgument {
+    /// A bar on a terminal, lines otherwise.
+    case auto
+    /// A bar on standard error.
+    case bar
+    /// Open Job Description's openjd_progress and openjd_status lines on standard output.
+    case lines
+    case none
+
+    init?(argument: String) {
+        guard let value: ProgressOption = choice(argument, flag: "--progress") else { return nil }
+        self = value
+    }
+
+    /// What is shown: `auto` decided by whether standard error is a terminal.
+    var mode: ProgressMode {
+        switch self {
+        case .auto: return isatty(2) != 0 ? .bar : .lines
+        case .bar: return .bar
+        case .lines: return .lines
+        case .none: return .none
+        }
+    }
+}
+
+/// What a run's progress shows (`ProgressOption.mode`).
+enum ProgressMode { case bar, lines, none }
+
 /// One of an enumerated option's values by name; else nil, keeping `invalidOption` naming the flag and
 /// the choices (exit 22).
 func choice<T: RawRepresentable & CaseIterable>(_ argument: String, flag: String) -> T? where T.RawValue == String {
@@ -126,8 +155,8 @@ struct StyleDirectoryOptions: ParsableArguments {
     var catalogFiles: [String] { StyleLibrary.userCatalogFiles(directories: StyleLibrary.environmentDirectories() + directories) }
 }
 
-/// The render's own flags, declared once for every command that renders hair on a person (render, video,
-/// bench): the same names, help and defaults everywhere, and one mapping to `RenderSettings`, the form a
+/// The render's own flags, declared once for every command that renders hair on a person (render, sheet,
+/// video, bench): the same names, help and defaults everywhere, and one mapping to `RenderSettings`, the form a
 /// batch job file and a golden case give them in, so each checks and applies them the same way.
 struct RenderFlags: ParsableArguments {
     @Option(help: "Seed for child strand placement and per-strand variation.")

@@ -48,7 +48,7 @@ struct Batch: ParsableCommand {
     var results: String?
 
     @Option(help: "Progress: 'auto' (a bar on a terminal, lines otherwise), 'bar' (on standard error), 'lines' (Open Job Description's openjd_progress and openjd_status on standard output) or 'none'.")
-    var progress: String = "auto"
+    var progress: ProgressOption = .auto
 
     @OptionGroup var styleDirectories: StyleDirectoryOptions
     @OptionGroup var global: GlobalOptions
@@ -58,13 +58,12 @@ struct Batch: ParsableCommand {
         guard BatchOptions.workerRange.contains(workers) else {
             throw CoifError.invalidOption(name: "--workers", reason: "must be between 1 and 16, got \(workers)")
         }
-        _ = try VideoCommand.progressMode(progress)
         _ = try shard.map(BatchShard.parse)
     }
 
     func run() throws {
         try runReportingErrors {
-            let mode = try VideoCommand.progressMode(progress)
+            let mode = progress.mode
             let farm = mode == .lines && !dryRun ? FarmProgress() : nil
             farm?.status("reading the job \(jobFile)")
             let shard = try shard.map(BatchShard.parse) ?? BatchShard.fromEnvironment(ProcessInfo.processInfo.environment) ?? .whole
@@ -159,11 +158,15 @@ struct BatchReportCommand: ParsableCommand {
     @Option(help: "Thumbnails in the grid, at most.")
     var thumbnails: Int = 200
 
+    /// The options alone, before a results file is read: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        guard thumbnails >= 0 && thumbnails <= 100_000 else {
+            throw CoifError.invalidOption(name: "--thumbnails", reason: "must be between 0 and 100000, got \(thumbnails)")
+        }
+    }
+
     func run() throws {
         try runReportingErrors {
-            guard thumbnails >= 0 && thumbnails <= 100_000 else {
-                throw CoifError.invalidOption(name: "--thumbnails", reason: "must be between 0 and 100000, got \(thumbnails)")
-            }
             try OutputPaths.checkWritable([output], inputs: results)
             let report = try BatchReport(resultsFiles: results)
             // The PNGs it reads for thumbnails are inputs too: the page is not written over one of them.

@@ -51,11 +51,18 @@ struct Bench: ParsableCommand {
         return directory
     }
 
+    /// The options alone, before a model is loaded: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        guard iterations >= 1 && iterations <= 10_000 else {
+            throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
+        }
+        var probe = TryOnJob(photoPath: photo, style: style, color: color)
+        try flags.settings(face: .largest).apply(to: &probe)
+        try probe.validateSettings()
+    }
+
     func run() throws {
         try runReportingErrors {
-            guard iterations >= 1 && iterations <= 10_000 else {
-                throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
-            }
             let logger = global.makeLogger()
             let directory = try Self.scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }

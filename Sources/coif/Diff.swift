@@ -42,12 +42,17 @@ struct Diff: ParsableCommand {
     @Option(help: "Compare only where this gray PNG (e.g. Coif's matte.png) is non-zero.")
     var mask: String?
 
+    /// The options alone, before an image is read: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        guard threshold >= 0 && threshold <= 255 else {
+            throw CoifError.invalidOption(name: "--threshold", reason: "must be 0…255, got \(threshold)")
+        }
+        _ = try PixelBudget.parse(maxDifferingPixels)
+    }
+
     func run() throws {
         var within = true
         try runReportingErrors {
-            guard threshold >= 0 && threshold <= 255 else {
-                throw CoifError.invalidOption(name: "--threshold", reason: "must be 0…255, got \(threshold)")
-            }
             let budget = try PixelBudget.parse(maxDifferingPixels)
             if let heatmap { try OutputPaths.checkWritable([heatmap], inputs: [reference, actual] + (mask.map { [$0] } ?? [])) }
             let (a, b) = try DiffImage.loadPair(reference, actual)

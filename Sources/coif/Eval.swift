@@ -92,14 +92,18 @@ struct EvalPose: ParsableCommand {
         case meshGeometry = "mesh-geometry", meshPnP = "mesh-pnp"
     }
 
+    /// The options alone, before a model is loaded: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        try FaceAnalyzer.checkFieldOfView(fovDegrees)
+        if let yaw = meshSwitchYaw, !(yaw >= 0 && yaw <= 90) {
+            throw CoifError.invalidOption(name: "--mesh-switch-yaw", reason: "must be between 0 and 90, got \(yaw)")
+        }
+    }
+
     func run() throws {
         var failed: [PoseRow] = []
         try runReportingErrors {
             _ = global.makeLogger()
-            try FaceAnalyzer.checkFieldOfView(fovDegrees)
-            if let yaw = meshSwitchYaw, !(yaw >= 0 && yaw <= 90) {
-                throw CoifError.invalidOption(name: "--mesh-switch-yaw", reason: "must be between 0 and 90, got \(yaw)")
-            }
             let analyzer = try FaceAnalyzer.standard()
             if let meshSwitchYaw { analyzer.meshSwitchYawDegrees = meshSwitchYaw }
             analyzer.poseFromMesh = poseFrom != .dlib
@@ -254,10 +258,13 @@ struct EvalReadsAsHair: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// An option value out of range is exit 22 with one line, as for every other command's options.
+    func validate() throws {
+        guard (1...64).contains(seeds) else { throw CoifError.invalidOption(name: "--seeds", reason: "must be 1…64, got \(seeds)") }
+    }
+
     func run() throws {
         try runReportingErrors {
-            // An option value out of range is exit 22 with one line, as for every other command's options.
-            guard (1...64).contains(seeds) else { throw CoifError.invalidOption(name: "--seeds", reason: "must be 1…64, got \(seeds)") }
             let engine = try TryOnEngine(logger: global.makeLogger())
             let names = styles.map { $0.split(separator: ",").map(String.init) } ?? engine.styles.names
             if !json { print("photo                      style           hair px    hair      hat   backgr.    skin   head  lens") }

@@ -108,15 +108,19 @@ struct GroomCommand: ParsableCommand {
             var grooms: [GroomBenchmarkResult]
         }
 
+        /// The options alone, before a model is loaded: each refusal keeps its CoifError (22, naming the flag).
+        func validate() throws {
+            guard (1...10_000).contains(iterations) else {
+                throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
+            }
+            guard faceWidth >= 10 && faceWidth <= 10_000 else {
+                throw CoifError.invalidOption(name: "--face-width", reason: "must be 10–10000 pixels, got \(faceWidth)")
+            }
+            try LevelOfDetail.checkStrands(strands)
+        }
+
         func run() throws {
             try runReportingErrors {
-                guard (1...10_000).contains(iterations) else {
-                    throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
-                }
-                guard faceWidth >= 10 && faceWidth <= 10_000 else {
-                    throw CoifError.invalidOption(name: "--face-width", reason: "must be 10–10000 pixels, got \(faceWidth)")
-                }
-                try LevelOfDetail.checkStrands(strands)
                 let start = monotonicMs()
                 let engine = try PreviewEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)
                 let engineMs = monotonicMs() - start

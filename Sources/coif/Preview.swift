@@ -46,13 +46,20 @@ struct Preview: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// The options alone, before a model is loaded: each refusal keeps its CoifError and code.
+    func validate() throws {
+        // Coif's own head has no hair of its own to take the colour from.
+        if color.isOwn { throw CoifError.malformedColor(spec: color.name, reason: "preview has no photo to read the own colour from") }
+        try LevelOfDetail.checkStrands(strands)
+        if let turntable, !(1...3600).contains(turntable) {
+            throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(turntable)")
+        }
+    }
+
     func run() throws {
         try runReportingErrors {
             let start = monotonicMs()
             let camera = view
-            // Coif's own head has no hair of its own to take the colour from.
-            if color.isOwn { throw CoifError.malformedColor(spec: color.name, reason: "preview has no photo to read the own colour from") }
-            try LevelOfDetail.checkStrands(strands)
             if let turntable { return try writeTurntable(turntable, start: start) }
             try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var outcome = try PreviewEngine.renderOnce(styleOrFile, headPath: head, view: camera, sizePx: size, color: color,
@@ -76,7 +83,6 @@ struct Preview: ParsableCommand {
 
     /// `--turntable N`: N views into an MP4 (whole or absent) or a folder of PNGs (each written whole).
     func writeTurntable(_ count: Int, start: Double) throws {
-        guard (1...3600).contains(count) else { throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(count)") }
         let toVideo = output.lowercased().hasSuffix(".mp4")
         if toVideo {
             try OutputPaths.checkWritable([output], inputs: [styleOrFile] + (head.map { [$0] } ?? []) + styleDirectories.catalogFiles)

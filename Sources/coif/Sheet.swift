@@ -1,4 +1,4 @@
-// coif sheet PHOTO -o sheet.png [--styles a,b,…] [--colors c,d,…]
+// coif sheet PHOTO -o sheet.png [--style a,b,…] [--colors c,d,…]
 import ArgumentParser
 import CoifCore
 import CoifMedia
@@ -29,19 +29,29 @@ struct Sheet: ParsableCommand {
     @Option(help: "Tile width in pixels.")
     var tile: Int = 256
 
-    @Option(help: "Seed for child strands.")
-    var seed: UInt64 = 1
+    @OptionGroup var flags: RenderFlags
 
     @OptionGroup var global: GlobalOptions
+
+    /// The options alone, before the photo is read: each refusal keeps its CoifError (22, naming the flag).
+    func validate() throws {
+        guard (32...2048).contains(tile) else { throw CoifError.invalidOption(name: "--tile", reason: "must be 32–2048 pixels, got \(tile)") }
+        let colors = try parsedColors()
+        guard let color = colors.first else { throw CoifError.invalidOption(name: "--colors", reason: "needs at least one colour") }
+        var probe = TryOnJob(photoPath: photo, color: color)
+        try flags.settings(face: .largest).apply(to: &probe)
+        try probe.validateSettings()
+    }
+
+    func parsedColors() throws -> [HairColor] { try colors.split(separator: ",").map { try HairColor.parse(String($0)) } }
 
     func run() throws {
         try runReportingErrors {
             let start = monotonicMs()
-            let parsedColors = try colors.split(separator: ",").map { try HairColor.parse(String($0)) }
-            var request = ContactSheetRequest(photoPath: photo, colors: parsedColors)
+            var request = ContactSheetRequest(photoPath: photo, colors: try parsedColors())
             request.styles = styleNames.flatMap { $0.split(separator: ",").map(String.init) }
             request.tileWidthPx = tile
-            request.settings.seed = seed
+            request.settings = flags.settings(face: .largest)
             // The styles named may be groom files: each is an input, as is every user catalog's file.
             try OutputPaths.checkWritable([output], inputs: [photo] + request.styles + styleDirectories.catalogFiles)
             let engine = try TryOnEngine(logger: global.makeLogger(), userStyleDirectories: styleDirectories.directories)

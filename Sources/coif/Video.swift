@@ -88,7 +88,7 @@ struct VideoCommand: ParsableCommand {
     @OptionGroup var flags: RenderFlags
 
     @Option(help: "Progress: 'auto' (a bar on a terminal, lines otherwise), 'bar', 'lines' (key=value lines on standard error, Open Job Description's openjd_progress and openjd_status on standard output) or 'none'.")
-    var progress: String = "auto"
+    var progress: ProgressOption = .auto
 
     @OptionGroup var global: GlobalOptions
 
@@ -106,7 +106,6 @@ struct VideoCommand: ParsableCommand {
         var probe = TryOnJob(photoPath: input, color: color)
         try flags.settings(face: face).apply(to: &probe)
         try probe.validateSettings()
-        _ = try progressMode()
         if let frames {
             guard start == nil, duration == nil else {
                 throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
@@ -141,16 +140,13 @@ struct VideoCommand: ParsableCommand {
             options.summaryPath = summary
             options.frames = try frameRange()
             if let segment {
-                guard options.frames == nil else {
-                    throw CoifError.invalidOption(name: "--segment", reason: "give one of --segment, --frames and --start/--duration")
-                }
                 let part = try ClipSegment.resolve(segment, input: input)
                 options.frames = part.frames
                 options.output = part.named(output)
                 options.timingPath = timing.map(part.named)
                 options.summaryPath = summary.map(part.named)
             }
-            let mode = try progressMode()
+            let mode = progress.mode
             let written = [options.output] + [options.timingPath, options.summaryPath].compactMap { $0 }
             try OutputPaths.checkWritable(written, inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             let logger = global.makeLogger()
@@ -221,21 +217,6 @@ struct VideoCommand: ParsableCommand {
                 throw CoifError.invalidOption(name: "--smoothing", reason: "cut-offs must be over 0 Hz")
             }
             return p
-        }
-    }
-
-    enum ProgressMode { case bar, lines, none }
-
-    func progressMode() throws -> ProgressMode { try Self.progressMode(progress) }
-
-    /// `--progress`: auto (a bar on a terminal, else lines), bar, lines or none.
-    static func progressMode(_ progress: String) throws -> ProgressMode {
-        switch progress {
-        case "auto": return isatty(2) != 0 ? .bar : .lines
-        case "bar": return .bar
-        case "lines": return .lines
-        case "none": return .none
-        default: throw CoifError.invalidOption(name: "--progress", reason: "must be auto, bar, lines or none, got '\(progress)'")
         }
     }
 

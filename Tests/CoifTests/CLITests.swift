@@ -237,7 +237,9 @@ final class CLITests: XCTestCase {
         for (arguments, mentions) in [(["batch", dir + "/none.json", "--out", dir + "/o", "--shard", "-1/2"], "--shard"),
                                       (["batch", dir + "/none.json", "--out", dir + "/o", "--workers", "0"], "--workers"),
                                       (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--start", "-1"], "--start"),
-                                      (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--crf", "99"], "--crf")] {
+                                      (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--crf", "99"], "--crf"),
+                                      (["video", dir + "/none.mp4", "-o", dir + "/o.mp4", "--progress", "fancy"], "--progress"),
+                                      (["batch", dir + "/none.json", "--out", dir + "/o", "--progress", "fancy"], "--progress")] {
             let run = try Fixtures.runCoif(arguments)
             XCTAssertEqual(run.status, 22, "\(arguments): \(run.stderr)")
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
