@@ -74,11 +74,22 @@ public struct PlateStage {
         let frame = sized[0].frame
         // An ear darker than hair could be is hair the parse misread: removed with it, not kept or joined.
         let hair = parsed.hair.withDarkEarsAsHair(photo: frame.image, persons: persons.compactMap { $0 })
+        // Each face's light, read once with its own hair known (PhotoAnalysis.readLight): the plate shades the
+        // hidden skin by it, and the render lights the hair by it.
+        let lit = timing.measure(.plate) { () -> [PhotoAnalysis] in
+            let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
+            return sized.map { analysis in
+                var a = analysis
+                a.ownHair = hair
+                a.light = a.readLight(head: head, normals: normals)
+                return a
+            }
+        }
         let plate = try timing.measure(.plate) { () -> (image: PixelImage, scalp: [Float], skin: [Float], removal: [Float], heads: [PersonHead]) in
             // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
             let width = frame.image.width, height = frame.image.height
-            var drawn = HeadRender.draw(sized.map { var a = $0; a.ownHair = hair; return a }, head: head)
+            var drawn = HeadRender.draw(lit, head: head)
             // Each person's neck band: part of their skin region, and lit as the cylinder it is.
             let necks = persons.map { $0.map { HeadRegion.neckBand($0, classes: hair.classes, width: width, height: height) } }
             let heads = zip(persons, necks).compactMap { person, neck -> (person: PersonHead, region: [UInt8])? in
@@ -98,9 +109,8 @@ public struct PlateStage {
             ScalpHair(weights: plate.scalp, texture: HairPlate.scalpTexture(frame.image, scalp: plate.scalp, heads: plate.heads, seed: seed),
                       width: frame.image.width)
         }
-        return zip(sized, persons).map { analysis, person in
+        return zip(lit, persons).map { analysis, person in
             var a = analysis
-            a.ownHair = hair
             a.plate = plate.image
             a.scalpHair = scalpHair
             a.filledSkin = plate.skin

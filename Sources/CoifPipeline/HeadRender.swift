@@ -49,19 +49,9 @@ package enum HeadRender {
             let camera = analysis.camera, toCamera = analysis.headToCamera
             let inCamera = head.vertices.map { toCamera.transformPoint($0) }
             let projected = inCamera.map { camera.projectInFront($0) }
-            // The skin's luminance as order-1 harmonics of the normal (PhotoLightEstimate), over its mean on
-            // the face's own skin samples.
-            let samples = PhotoLightEstimate.skinSamples(analysis, head: head, normals: normals)
-            var luminance: SIMD4<Float>?
-            if let estimate = PhotoLightEstimate.estimate(samples) {
-                let h = estimate.harmonics
-                let l = h[0] * PhotoLightEstimate.rec709Luminance.x + h[1] * PhotoLightEstimate.rec709Luminance.y
-                    + h[2] * PhotoLightEstimate.rec709Luminance.z
-                // Summed term by term into the running total, not through relativeLuminance: grouping each
-                // sample's terms first moves the mean by an ulp and a pixel of a turned face's neck by a level.
-                let mean = samples.reduce(Float(0)) { $0 + l.x + l.y * $1.normal.x + l.z * $1.normal.y + l.w * $1.normal.z } / Float(samples.count)
-                if mean > 0 { luminance = l / mean }
-            }
+            // The skin's luminance as order-1 harmonics of the normal, over its mean on the face's own skin
+            // samples: the light the analysis read (PhotoAnalysis.readLight), read here where it was not.
+            let luminance = analysis.readLight(head: head, normals: normals).estimate?.skinLuminance
             buffers.luminance.append(luminance)
             let normalsInCamera = zip(head.vertices, normals).enumerated().map { k, pair in
                 normalize(toCamera.transformPoint(pair.0 + pair.1) - inCamera[k])

@@ -40,6 +40,9 @@ public struct PhotoAnalysis: Sendable {
     /// The person's face frame with their own hairline (from the own hair's matte), once the plate has run:
     /// where each style's front is put (HairlineFit). nil keeps styles as grown.
     public var person: PersonHead?
+    /// The photo's light read off this face, once it has been (`readLight`): the plate shades the hidden skin
+    /// by it and the render lights the hair by the same reading.
+    public var light: PhotoLightReading?
 
     public init(frame: Frame, face: FaceAnalysis) {
         self.frame = frame
@@ -58,6 +61,22 @@ public struct PhotoAnalysis: Sendable {
 
     /// The photo's camera: its size and the intrinsics the pose was solved with.
     public var camera: PinholeCamera { intrinsics }
+}
+
+/// The light read off a face's skin: nil `estimate` where the face showed too little skin to read.
+public struct PhotoLightReading: Sendable {
+    public var estimate: PhotoLightEstimate?
+}
+
+extension PhotoAnalysis {
+    /// The photo's light read off this face (PhotoLightEstimate.estimate: its skin as Coif's posed head sees it,
+    /// fitted), or the reading it already carries. The one place the light is read: the plate (PlateStage) reads
+    /// it before it shades the hidden skin, and the render (`TryOnEngine.photoLight`) takes that reading, or
+    /// reads it where no plate ran.
+    /// - Parameter normals: `head`'s vertex normals (outward, head space), from `vertexNormals`.
+    public func readLight(head: HeadModel, normals: [Vec3]) -> PhotoLightReading {
+        light ?? PhotoLightReading(estimate: PhotoLightEstimate.estimate(self, head: head, normals: normals))
+    }
 }
 
 /// A frame's own hair, parsed, with its faces resized to the person's heads: what a plate is filled from.

@@ -44,6 +44,9 @@ public struct PhotoLightEstimate: Sendable, Equatable {
     /// The share of the cuticle's highlight the photo shows on hair (`hairSheen(_:lighting:)`), 1 where it
     /// cannot say.
     public var hairSheen: Float = 1
+    /// The skin's luminance as order-1 harmonics of the normal, over its mean on the face's own skin samples:
+    /// how the plate shades the skin the hair hid (HeadRender). nil where that mean is not positive.
+    public var skinLuminance: SIMD4<Float>?
 
     /// Below this many skin samples the photo says too little: Coif's portrait lights stay.
     static let minimumSamples = 40
@@ -197,8 +200,15 @@ public struct PhotoLightEstimate: Sendable, Equatable {
         }
         studioLuminance /= Float(samples.count)
         let exposure = min(max((meanLuminance / max(studioLuminance, 1e-6)).squareRoot(), exposureRange.lowerBound), exposureRange.upperBound)
-        return PhotoLightEstimate(harmonics: harmonics, dominantDirection: direction, keyShare: keyShare, color: color,
-                                  exposure: exposure, sampleCount: samples.count)
+        var estimate = PhotoLightEstimate(harmonics: harmonics, dominantDirection: direction, keyShare: keyShare, color: color,
+                                          exposure: exposure, sampleCount: samples.count)
+        let h = harmonics
+        let l = h[0] * rec709Luminance.x + h[1] * rec709Luminance.y + h[2] * rec709Luminance.z
+        // Summed term by term into the running total, not through relativeLuminance: grouping each sample's
+        // terms first moves the mean by an ulp and a pixel of a turned face's neck by a level.
+        let skinMean = samples.reduce(Float(0)) { $0 + l.x + l.y * $1.normal.x + l.z * $1.normal.y + l.w * $1.normal.z } / Float(samples.count)
+        if skinMean > 0 { estimate.skinLuminance = l / skinMean }
+        return estimate
     }
 
     /// How far toward the back of the head (OpenCV camera z, toward the light) the key may lie: a face lit from

@@ -110,4 +110,26 @@ final class PhotoLightingTests: XCTestCase {
         XCTAssertEqual(key / (key + ambient), 0.6, accuracy: 1e-5)
         XCTAssertEqual(lighting.keyRadiance.y / lighting.keyRadiance.x, 0.98 / 1.1, accuracy: 1e-5)
     }
+
+    /// The light is read once per frame: the plate reads it off the face before it shades the hidden skin, and
+    /// the render lights the hair by that same reading, not by a second one. A reading put on the analysis in
+    /// its place is the one the render takes.
+    func testThePlatesReadingOfTheLightIsTheRendersLight() throws {
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let frame = try Frame.read(path: try Fixtures.requireAstronaut())
+        let analyses = try Fixtures.ownHairRemoved(frame, engine: engine, timing: &timing)
+        let reading = try XCTUnwrap(analyses[0].light, "the plate read the light")
+        let estimate = try XCTUnwrap(reading.estimate, "the astronaut's face shows enough skin")
+        XCTAssertNotNil(estimate.skinLuminance)
+        XCTAssertEqual(engine.photoLight(analyses[0], timing: &timing), estimate)
+        var changed = analyses[0]
+        var other = estimate
+        other.keyShare = 0.123
+        changed.light = PhotoLightReading(estimate: other)
+        XCTAssertEqual(engine.photoLight(changed, timing: &timing)?.keyShare, 0.123, "the render read the light again")
+        // Without a reading (the own hair kept: no plate), the render reads it itself, as the plate would.
+        changed.light = nil
+        XCTAssertEqual(engine.photoLight(changed, timing: &timing), estimate)
+    }
 }
