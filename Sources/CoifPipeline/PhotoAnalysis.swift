@@ -66,6 +66,15 @@ public struct PhotoAnalysis: Sendable {
 /// The light read off a face's skin: nil `estimate` where the face showed too little skin to read.
 public struct PhotoLightReading: Sendable {
     public var estimate: PhotoLightEstimate?
+    /// The light the hair is lit by where the shot settled it from its frames' readings (a clip eases each
+    /// frame's reading across the shot, so the hair's shading does not flicker with the expression); nil: this
+    /// frame's own estimate.
+    public var shotLighting: Lighting?
+
+    public init(estimate: PhotoLightEstimate?, shotLighting: Lighting? = nil) {
+        self.estimate = estimate
+        self.shotLighting = shotLighting
+    }
 }
 
 extension PhotoAnalysis {

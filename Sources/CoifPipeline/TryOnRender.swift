@@ -324,6 +324,10 @@ extension TryOnEngine {
     func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
         var look = job.look
         guard job.lightsFromPhoto else { return look }
+        if let settled = analysis.light?.shotLighting {
+            look.lighting = settled
+            return look
+        }
         if let estimate = photoLight(analysis, timing: &timing) {
             look.lighting = estimate.lighting(base: look.lighting)
             logger.debug("light from the photo", metadata: [

@@ -168,15 +168,18 @@ public final class VideoTryOn: @unchecked Sendable {
                                               keyframe: item.keyframe, timing: timing, rawPose: item.rawPose,
                                               pose: item.analyses?.first?.pose, rawHairlinePx: item.rawHairlinePx, hairlinePx: item.hairlinePx,
                                               faceWidthPx: item.analyses?.first?.faceWidthPx)
-                if let analyses = item.analyses {
+                if var analyses = item.analyses {
                     var frameJob = job
                     frameJob.input = .frame(item.frame)
                     if job.lightsFromPhoto {
                         // The photo's light, read off this frame's face and eased across the shot (each frame's
                         // reading moves with the expression and the landmarks; the hair's shading would flicker).
+                        // Every face in the frame is lit by the first's.
                         let read = engine.photoLight(analyses[0], timing: &timing)
-                        frameJob.look.lighting = light.next(read?.lighting(base: job.look.lighting), shot: item.shot, fallback: job.look.lighting)
-                        frameJob.lightsFromPhoto = false
+                        let settled = light.next(read?.lighting(base: job.look.lighting), shot: item.shot, fallback: job.look.lighting)
+                        for k in analyses.indices {
+                            analyses[k].light = PhotoLightReading(estimate: k == 0 ? read : analyses[k].light?.estimate, shotLighting: settled)
+                        }
                     }
                     // `own`: solved on the first frame with a face, then kept, so the colour does not flicker
                     // with each frame's parse and costs no second draw after.

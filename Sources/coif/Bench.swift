@@ -1,8 +1,9 @@
-// coif bench: renders a still many times in one process and prints per-stage p50/p95, the cold (first)
-// render, and re-renders with another colour on a cached face and pose. Wall-clock figures for reports;
-// no test asserts them.
+// coif bench: renders a still many times in one process (StillBenchmark) and prints per-stage p50/p95, the
+// cold (first) render, re-renders with another colour on a cached face and pose, and each pass alone.
+// Wall-clock figures for reports; no test asserts them.
 import ArgumentParser
 import CoifCore
+import CoifEval
 import CoifMedia
 import CoifPipeline
 import CoifRender
@@ -72,48 +73,10 @@ struct Bench: ParsableCommand {
             let initMs = monotonicMs() - initStart
             var job = TryOnJob(photoPath: photo, style: style, color: color, outputPath: directory + "/still.png")
             try flags.settings(face: .largest).apply(to: &job)
-            let cold = try engine.run(job)
-            var warm: [FrameTiming] = []
-            for _ in 0..<iterations { warm.append(try engine.run(job).timing) }
+            let result = try StillBenchmark.run(engine: engine, job: job, iterations: iterations, scratchDirectory: directory)
+            let (warm, recolorStages, recolorMs) = (result.warm, result.recolorStages, result.recolorMs)
 
-            // Colour-only re-renders: face and pose cached, strands cached on the GPU; the job's other
-            // settings (the render flags) as the warm runs had them.
-            let colors = try ["auburn", "blonde", "black", "#6b3e26"].map(HairColor.parse)
-            var recolorMs: [Double] = []
-            var recolorStages: [FrameTiming] = []
-            for i in 0..<iterations {
-                let start = monotonicMs()
-                var timing = FrameTiming()
-                var recolored = job
-                recolored.look.shading.recipe = colors[i % colors.count].recipe
-                recolored.look.name = colors[i % colors.count].name
-                let result = try engine.render([cold.analysis], job: recolored, timing: &timing)
-                let bytes = try timing.measure(.encode) { try PNGFile.encode(result.images.composite) }
-                try timing.measure(.write) { try AtomicFile.write(bytes, to: directory + "/recolor.png") }
-                recolorMs.append(monotonicMs() - start)
-                recolorStages.append(timing)
-            }
-
-            // Each pass alone: a glFinish after every pass and the wall clock around it (timer queries are
-            // not trusted on llvmpipe). Separate runs, so the table above is not slowed by the finishes.
-            engine.renderer.finishesEachPass = true
-            var passMs: [String: [Double]] = [:]
-            var passOrder: [String] = []
-            for _ in 0..<iterations {
-                var timing = FrameTiming()
-                let result = try engine.render([cold.analysis], job: job, timing: &timing)
-                _ = result
-                for (label, ms) in engine.renderer.lastPassMs {
-                    let name = "\(label)"
-                    if passMs[name] == nil { passOrder.append(name) }
-                    passMs[name, default: []].append(ms)
-                }
-                passMs["composite (CPU)", default: []].append(timing[.composite] ?? 0)
-            }
-            engine.renderer.finishesEachPass = false
-            passOrder.append("composite (CPU)")
-
-            let t = cold.timing
+            let t = result.cold
             print("renderer: \(t.renderer)")
             print("photo: \(photo) (\(t.imageWidth)x\(t.imageHeight)), face \(Int(t.faceWidthPx)) px wide, \(t.strandCount) strands, \(t.segmentCount) segments")
             print(String(format: "engine start (dlib model, EGL context, shaders, head): %.1f ms", initMs))
@@ -133,8 +96,8 @@ struct Bench: ParsableCommand {
             print(String(format: "recolor (face + pose cached): p50 %.1f ms, p95 %.1f ms (n=%d)", recolor.p50Ms, recolor.p95Ms, recolor.count))
             print("")
             print("pass (glFinish after each)   p50 ms")
-            for name in passOrder {
-                print(padded(name, 28) + String(format: " %7.2f", DurationSummary(passMs[name] ?? []).p50Ms))
+            for name in result.passOrder {
+                print(padded(name, 28) + String(format: " %7.2f", DurationSummary(result.passMs[name] ?? []).p50Ms))
             }
         }
     }
