@@ -11,6 +11,23 @@ import Glibc
 #endif
 
 public enum OutputPaths {
+    /// `directory` and its missing parents, or `outputNotWritable` (30) with the system's reason: a file
+    /// standing in the path, a read-only mount.
+    public static func makeDirectory(_ directory: String) throws {
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw CoifError.outputNotWritable(path: directory, reason: String(cString: strerror(errno)))
+            }
+            prefix += "/"
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CoifError.outputNotWritable(path: directory, reason: "not a directory")
+        }
+    }
+
     /// Throws `CoifError.invalidOption(name: output, …)` for the first output that is one of `inputs` or an
     /// earlier output. Special files (/dev/null, a FIFO) may repeat: writing into them replaces nothing.
     public static func check(_ outputs: [String], inputs: [String]) throws {

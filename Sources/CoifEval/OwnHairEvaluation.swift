@@ -29,6 +29,13 @@ public struct OwnHairMeasurement: Sendable, Codable {
 }
 
 public enum OwnHairEvaluation {
+    /// `key` over `rows`, each weighted by its uncovered pixels (a large photo counts for more than a small
+    /// one); 0 with none.
+    public static func pixelWeighted(_ rows: [OwnHairMeasurement], _ key: (OwnHairMeasurement) -> Double) -> Double {
+        let total = rows.reduce(0) { $0 + $1.uncoveredPixels }
+        return total == 0 ? 0 : rows.reduce(0) { $0 + key($1) * Double($1.uncoveredPixels) } / Double(total)
+    }
+
     /// The network that judges outputs: always the 512² one, whichever size removed the hair (a smaller
     /// input sees less hair to begin with and would flatter its own removal); the engine's when it is that.
     static func judge(_ engine: TryOnEngine) throws -> FaceParser {

@@ -38,6 +38,57 @@ public struct VideoTryOnOptions: Sendable {
         self.color = color
         self.settings = settings
     }
+
+    /// `--frames A-B`: 0-based, inclusive.
+    public static func frames(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b else {
+            throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(text)'")
+        }
+        return a...b
+    }
+
+    /// `--start` and `--duration` (seconds; either may be nil: from the clip's start, to its end) as frames at
+    /// `framesPerSecond` (at most 1000): at least one frame from where it starts.
+    public static func frames(start: Double?, duration: Double?, framesPerSecond: Double) -> ClosedRange<Int> {
+        let rate = min(framesPerSecond, 1000)
+        let a = Int(((start ?? 0) * rate).rounded())
+        let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
+        return a...b
+    }
+
+    /// `--smoothing`: 'standard', 'none' (every pose as it is), or comma-separated key=value of rotation-cutoff
+    /// (Hz), rotation-beta, translation-cutoff (Hz), translation-beta and derivative-cutoff (Hz) over the
+    /// standard ones.
+    public static func smoothing(_ text: String) throws -> PoseSmoother.Parameters {
+        switch text {
+        case "standard": return .standard
+        case "none":
+            // Cut-offs far above any frame rate: each value passes as it is.
+            return PoseSmoother.Parameters(rotationMinCutoff: 1e9, rotationBeta: 0, translationMinCutoff: 1e9, translationBeta: 0, derivativeCutoff: 1)
+        default:
+            var p = PoseSmoother.Parameters.standard
+            for pair in text.split(separator: ",") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2, let value = Double(kv[1]), value.isFinite, value >= 0 else {
+                    throw CoifError.invalidOption(name: "--smoothing", reason: "expected key=value with a number ≥ 0, got '\(pair)'")
+                }
+                switch kv[0] {
+                case "rotation-cutoff": p.rotationMinCutoff = value
+                case "rotation-beta": p.rotationBeta = value
+                case "translation-cutoff": p.translationMinCutoff = value
+                case "translation-beta": p.translationBeta = value
+                case "derivative-cutoff": p.derivativeCutoff = value
+                default:
+                    throw CoifError.invalidOption(name: "--smoothing", reason: "unknown key '\(kv[0])' (rotation-cutoff, rotation-beta, translation-cutoff, translation-beta, derivative-cutoff)")
+                }
+            }
+            guard p.rotationMinCutoff > 0, p.translationMinCutoff > 0, p.derivativeCutoff > 0 else {
+                throw CoifError.invalidOption(name: "--smoothing", reason: "cut-offs must be over 0 Hz")
+            }
+            return p
+        }
+    }
 }
 
 /// Lets a signal handler abandon a clip mid-way: the writer's temporary is removed, ffmpeg stopped.

@@ -94,7 +94,7 @@ struct Batch: ParsableCommand {
                 try TryOnEngine(logger: logger, userStyleDirectories: directories)
             }
             let mine = runner.shardItems
-            if !dryRun { try Self.makeDirectory(out) }
+            if !dryRun { try OutputPaths.makeDirectory(out) }
             if dryRun {
                 let done = mine.reduce(0) { $0 + (BatchRunner.isDone($1) ? 1 : 0) }
                 print("\(job.items.count) items in the job; shard \(shard): \(mine.count) items (\(mine.first.map { "\($0.index)" } ?? "-")…\(mine.last.map { "\($0.index)" } ?? "-")), \(done) already done, \(mine.count - done) to render")
@@ -119,23 +119,6 @@ struct Batch: ParsableCommand {
             let width = 30, filled = total > 0 ? min(width, settled * width / total) : width
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             lock.withLock { FileHandle.standardError.write(Data("\r[\(bar)] \(settled)/\(total) items ".utf8)) }
-        }
-    }
-
-    /// `directory` and its missing parents, or `outputNotWritable` (30) with the system's reason: a file
-    /// standing in the path, a read-only mount.
-    static func makeDirectory(_ directory: String) throws {
-        var prefix = directory.hasPrefix("/") ? "/" : ""
-        for component in directory.split(separator: "/") {
-            prefix += component
-            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
-                throw CoifError.outputNotWritable(path: directory, reason: String(cString: strerror(errno)))
-            }
-            prefix += "/"
-        }
-        var info = stat()
-        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw CoifError.outputNotWritable(path: directory, reason: "not a directory")
         }
     }
 

@@ -226,12 +226,9 @@ struct EvalOwnHair: ParsableCommand {
                       100 * r.removedAsSkin, r.parseMs, r.plateMs))
             }
             if json { try printJSON(rows); return }
-            let weighted = { (key: (OwnHairMeasurement) -> Double) -> Double in
-                let total = rows.reduce(0) { $0 + $1.uncoveredPixels }
-                return total == 0 ? 0 : rows.reduce(0) { $0 + key($1) * Double($1.uncoveredPixels) } / Double(total)
-            }
-            print(String(format: "all (pixel-weighted): hair/hat kept %.1f%%, removed %.1f%%", 100 * weighted(\.labelledHairKept),
-                         100 * weighted(\.labelledHairRemoved)))
+            print(String(format: "all (pixel-weighted): hair/hat kept %.1f%%, removed %.1f%%",
+                         100 * OwnHairEvaluation.pixelWeighted(rows, \.labelledHairKept),
+                         100 * OwnHairEvaluation.pixelWeighted(rows, \.labelledHairRemoved)))
         }
     }
 }
@@ -383,10 +380,10 @@ struct EvalJitter: ParsableCommand {
             try OutputPaths.checkWritable([path] + [timing, summary].compactMap { $0 },
                                           inputs: [input] + (style.map { [$0] } ?? []) + styleDirectories.catalogFiles)
             var options = VideoTryOnOptions(input: input, output: path, style: style, color: color)
-            options.smoothing = try VideoCommand.smoothing(smoothing)
+            options.smoothing = try VideoTryOnOptions.smoothing(smoothing)
             options.timingPath = timing
             options.summaryPath = summary
-            options.frames = try frames.map(VideoCommand.frames)
+            options.frames = try frames.map(VideoTryOnOptions.frames)
             let logger = global.makeLogger()
             let engine = try TryOnEngine(logger: logger, userStyleDirectories: styleDirectories.directories)
             let summary = try VideoTryOn(engine: engine, logger: logger).run(options)

@@ -94,7 +94,7 @@ struct VideoCommand: ParsableCommand {
 
     /// The options alone, before the clip is opened: each refusal keeps its CoifError (22, naming the flag).
     func validate() throws {
-        _ = try Self.smoothing(smoothing)
+        _ = try VideoTryOnOptions.smoothing(smoothing)
         guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
         guard hold >= 0, hold <= 3600 else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0–3600 seconds") }
         guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
@@ -110,7 +110,7 @@ struct VideoCommand: ParsableCommand {
             guard start == nil, duration == nil else {
                 throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
             }
-            _ = try Self.frames(frames)
+            _ = try VideoTryOnOptions.frames(frames)
         }
         if segment != nil, frames != nil || start != nil || duration != nil {
             throw CoifError.invalidOption(name: "--segment", reason: "give one of --segment, --frames and --start/--duration")
@@ -130,7 +130,7 @@ struct VideoCommand: ParsableCommand {
         try runReportingErrors {
             let began = monotonicMs()
             var options = VideoTryOnOptions(input: input, output: output, style: style, color: color, settings: flags.settings(face: face))
-            options.smoothing = try Self.smoothing(smoothing)
+            options.smoothing = try VideoTryOnOptions.smoothing(smoothing)
             options.tracking = FaceTrack.Parameters(redetectEvery: redetectEvery, holdSeconds: hold)
             options.keyframeEvery = keyframeEvery
             options.keyframeTurnDegrees = keyframeTurn
@@ -172,52 +172,9 @@ struct VideoCommand: ParsableCommand {
 
     /// `--frames A-B`, or `--start` and `--duration` in seconds (turned into frames at the clip's rate).
     func frameRange() throws -> ClosedRange<Int>? {
-        if let frames { return try Self.frames(frames) }
+        if let frames { return try VideoTryOnOptions.frames(frames) }
         guard start != nil || duration != nil else { return nil }
-        let from = start ?? 0
-        let rate = min(try VideoProbe.probe(path: input).framesPerSecond, 1000)
-        let a = Int((from * rate).rounded())
-        let b = duration.map { a + max(Int(($0 * rate).rounded()), 1) - 1 } ?? Int.max
-        return a...b
-    }
-
-    /// `--frames A-B`: 0-based, inclusive.
-    static func frames(_ text: String) throws -> ClosedRange<Int> {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b else {
-            throw CoifError.invalidOption(name: "--frames", reason: "expected A-B with 0 ≤ A ≤ B, got '\(text)'")
-        }
-        return a...b
-    }
-
-    static func smoothing(_ text: String) throws -> PoseSmoother.Parameters {
-        switch text {
-        case "standard": return .standard
-        case "none":
-            // Cut-offs far above any frame rate: each value passes as it is.
-            return PoseSmoother.Parameters(rotationMinCutoff: 1e9, rotationBeta: 0, translationMinCutoff: 1e9, translationBeta: 0, derivativeCutoff: 1)
-        default:
-            var p = PoseSmoother.Parameters.standard
-            for pair in text.split(separator: ",") {
-                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2, let value = Double(kv[1]), value.isFinite, value >= 0 else {
-                    throw CoifError.invalidOption(name: "--smoothing", reason: "expected key=value with a number ≥ 0, got '\(pair)'")
-                }
-                switch kv[0] {
-                case "rotation-cutoff": p.rotationMinCutoff = value
-                case "rotation-beta": p.rotationBeta = value
-                case "translation-cutoff": p.translationMinCutoff = value
-                case "translation-beta": p.translationBeta = value
-                case "derivative-cutoff": p.derivativeCutoff = value
-                default:
-                    throw CoifError.invalidOption(name: "--smoothing", reason: "unknown key '\(kv[0])' (rotation-cutoff, rotation-beta, translation-cutoff, translation-beta, derivative-cutoff)")
-                }
-            }
-            guard p.rotationMinCutoff > 0, p.translationMinCutoff > 0, p.derivativeCutoff > 0 else {
-                throw CoifError.invalidOption(name: "--smoothing", reason: "cut-offs must be over 0 Hz")
-            }
-            return p
-        }
+        return VideoTryOnOptions.frames(start: start, duration: duration, framesPerSecond: try VideoProbe.probe(path: input).framesPerSecond)
     }
 
     static func report(_ p: VideoProgress, mode: ProgressMode) {
