@@ -1,6 +1,6 @@
 // FramePipelineTests: the still path cut into stages that can be called on their own. An in-memory frame
-// driven through analyse → scene → layers → composite gives the bytes `coif render` writes for the same
-// image; a job is validated in the library, the same for every caller; styles come from the built-in
+// driven through analyse → scene → layers → composite, or through analyse → parse → plate → render, gives the
+// bytes `coif render` writes for the same image; a job is validated in the library, the same for every caller; styles come from the built-in
 // catalog, user catalog directories or groom files, wherever a style is named.
 import CoifCore
 @testable import CoifGroom
@@ -32,6 +32,14 @@ final class FramePipelineTests: XCTestCase {
         let result = try engine.render(analyses, job: job, timing: &timing)
         let png = try PNGFile.encode(result.images.composite, compression: .fast)
         XCTAssertEqual(png, [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/cli.png"))))
+        // The own hair's stages called one by one (parse, then plate, seed 1 as the job's), then the render of
+        // their analyses: the same bytes again.
+        let parsed = try engine.ownHairStage().parse(analyses, timing: &timing)
+        let plated = try engine.plateStage.fill(parsed, seed: job.seed, timing: &timing)
+        XCTAssertNotNil(plated[0].plate)
+        XCTAssertNotNil(plated[0].light, "the plate read the face's light")
+        let staged = try engine.render(plated, job: job, timing: &timing)
+        XCTAssertEqual(try PNGFile.encode(staged.images.composite, compression: .fast), png)
         // And the whole job from the frame writes the same file.
         var whole = job
         whole.outputs.composite = dir + "/job.png"
