@@ -44,6 +44,16 @@ extension TryOnEngine {
         return try render([analysis], job: job, timing: &timing)
     }
 
+    /// The own hair of `analyses`' frame and faces: the last one parsed when it is the same frame, faces and
+    /// camera (a colour-only re-render, another seed), else parsed now and kept.
+    func lastOrNewParse(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
+        let key = PlateKey(analyses, seed: 0)
+        if let cached = lastParse, cached.key == key { return cached.parsed }
+        let parsed = try parseOwnHair(analyses, timing: &timing)
+        lastParse = (key, parsed)
+        return parsed
+    }
+
     /// scene → layers → composite for analysed faces of one frame in `style`. `shots` (one per face) holds what
     /// a clip keeps steady from its shot's first frame; without it each face is a one-frame shot of its own
     /// (`shot(opening:style:job:)`), which is what a still is.
@@ -59,24 +69,13 @@ extension TryOnEngine {
             if let cached = lastPlate, cached.key == key {
                 analyses = cached.analyses
             } else {
-                let parseKey = PlateKey(analyses, seed: 0)
-                let parsed: ParsedOwnHair
-                if let cached = lastParse, cached.key == parseKey { parsed = cached.parsed } else {
-                    parsed = try parseOwnHair(analyses, timing: &timing)
-                    lastParse = (parseKey, parsed)
-                }
-                analyses = try fillPlate(parsed, seed: job.seed, timing: &timing)
+                analyses = try fillPlate(try lastOrNewParse(analyses, timing: &timing), seed: job.seed, timing: &timing)
                 lastPlate = (key, analyses)
             }
         }
         if job.look.matchesOwnHair && analyses[0].ownHair == nil {
             // `own` with the own hair kept: the colour is still read from the parse.
-            let parseKey = PlateKey(analyses, seed: 0)
-            let parsed: ParsedOwnHair
-            if let cached = lastParse, cached.key == parseKey { parsed = cached.parsed } else {
-                parsed = try parseOwnHair(analyses, timing: &timing)
-                lastParse = (parseKey, parsed)
-            }
+            let parsed = try lastOrNewParse(analyses, timing: &timing)
             for i in analyses.indices { analyses[i].ownHair = parsed.hair }
         }
         let shots = try shots ?? analyses.map { try shot(opening: $0, style: style, job: job) }
