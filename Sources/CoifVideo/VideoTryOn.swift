@@ -60,8 +60,7 @@ public final class VideoTryOn: @unchecked Sendable {
         guard job.face != .all else {
             throw CoifError.invalidOption(name: "--face", reason: "a clip follows one face: 'largest' or an index, not 'all'")
         }
-        guard options.keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be at least 1") }
-        guard (0...3600).contains(options.warmUpSeconds) else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
+        try options.check()
         // The still's own checks of the render's settings (field of view, detail, strands, face, the style).
         _ = try job.validate(styles: engine.styles)
         let reader = try VideoReader(path: options.input)

@@ -39,6 +39,22 @@ public struct VideoTryOnOptions: Sendable {
         self.settings = settings
     }
 
+    /// The clip's own numbers, checked before anything is read (the CLI's `validate()` and `VideoTryOn.run`
+    /// alike): each refusal names its flag (exit 22).
+    public static func check(keyframeEvery: Int, keyframeTurnDegrees: Double, warmUpSeconds: Double, crf: Int) throws {
+        guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
+        guard keyframeTurnDegrees > 0, keyframeTurnDegrees.isFinite else {
+            throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°")
+        }
+        guard (0...3600).contains(warmUpSeconds) else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
+        guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+    }
+
+    /// `check` on these options.
+    public func check() throws {
+        try Self.check(keyframeEvery: keyframeEvery, keyframeTurnDegrees: keyframeTurnDegrees, warmUpSeconds: warmUpSeconds, crf: crf)
+    }
+
     /// `--frames A-B`: 0-based, inclusive.
     public static func frames(_ text: String) throws -> ClosedRange<Int> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

@@ -92,6 +92,14 @@ enum ProgressOption: String, CaseIterable, ExpressibleByArgument {
 /// What a run's progress shows (`ProgressOption.mode`).
 enum ProgressMode { case bar, lines, none }
 
+/// The 30-character bar a run's progress draws on a terminal: `done` of `total` as "#", the rest "-" (all
+/// "#" for an empty total; all "-" for an unknown one).
+func progressBar(_ done: Int, of total: Int?) -> String {
+    let width = 30
+    let filled = total.map { $0 > 0 ? min(width, done * width / $0) : width } ?? 0
+    return String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+}
+
 /// One of an enumerated option's values by name; else nil, keeping `invalidOption` naming the flag and
 /// the choices (exit 22).
 func choice<T: RawRepresentable & CaseIterable>(_ argument: String, flag: String) -> T? where T.RawValue == String {

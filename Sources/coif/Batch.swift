@@ -116,9 +116,7 @@ struct Batch: ParsableCommand {
     final class BatchProgressBar: @unchecked Sendable {
         private let lock = NSLock()
         func show(_ settled: Int, of total: Int) {
-            let width = 30, filled = total > 0 ? min(width, settled * width / total) : width
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            lock.withLock { FileHandle.standardError.write(Data("\r[\(bar)] \(settled)/\(total) items ".utf8)) }
+            lock.withLock { FileHandle.standardError.write(Data("\r[\(progressBar(settled, of: total))] \(settled)/\(total) items ".utf8)) }
         }
     }
 

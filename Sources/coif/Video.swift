@@ -97,10 +97,7 @@ struct VideoCommand: ParsableCommand {
         _ = try VideoTryOnOptions.smoothing(smoothing)
         guard redetectEvery >= 0 else { throw CoifError.invalidOption(name: "--redetect-every", reason: "must be 0 or more") }
         guard hold >= 0, hold <= 3600 else { throw CoifError.invalidOption(name: "--hold", reason: "must be 0–3600 seconds") }
-        guard keyframeEvery >= 1 else { throw CoifError.invalidOption(name: "--keyframe-every", reason: "must be 1 or more") }
-        guard keyframeTurn > 0, keyframeTurn.isFinite else { throw CoifError.invalidOption(name: "--keyframe-turn", reason: "must be over 0°") }
-        guard warmUp >= 0, warmUp <= 3600 else { throw CoifError.invalidOption(name: "--warm-up", reason: "must be 0–3600 seconds") }
-        guard (0...51).contains(crf) else { throw CoifError.invalidOption(name: "--crf", reason: "must be 0–51, got \(crf)") }
+        try VideoTryOnOptions.check(keyframeEvery: keyframeEvery, keyframeTurnDegrees: keyframeTurn, warmUpSeconds: warmUp, crf: crf)
         // The render's flags as a still checks them, here before a model is loaded or a frame counted (the
         // clip's job checks them again, with its style).
         var probe = TryOnJob(photoPath: input, color: color)
@@ -187,11 +184,8 @@ struct VideoCommand: ParsableCommand {
             let total = p.framesTotal.map(String.init) ?? "?"
             FileHandle.standardError.write(Data("frames=\(p.framesDone) total=\(total) fps=\(String(format: "%.2f", p.framesPerSecond)) eta_s=\(eta)\n".utf8))
         case .bar:
-            let width = 30
-            let filled = p.framesTotal.map { min(width, p.framesDone * width / max($0, 1)) } ?? 0
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             let total = p.framesTotal.map(String.init) ?? "?"
-            FileHandle.standardError.write(Data("\r[\(bar)] \(p.framesDone)/\(total) frames  \(String(format: "%.2f", p.framesPerSecond)) fps  ETA \(eta) s ".utf8))
+            FileHandle.standardError.write(Data("\r[\(progressBar(p.framesDone, of: p.framesTotal))] \(p.framesDone)/\(total) frames  \(String(format: "%.2f", p.framesPerSecond)) fps  ETA \(eta) s ".utf8))
         }
     }
 }
