@@ -76,9 +76,9 @@ public struct PlateStage {
         let hair = parsed.hair.withDarkEarsAsHair(photo: frame.image, persons: persons.compactMap { $0 })
         // Each face's light, read once with its own hair known (PhotoAnalysis.readLight): the plate shades the
         // hidden skin by it, and the render lights the hair by it.
-        let lit = timing.measure(.plate) { () -> [PhotoAnalysis] in
-            let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
-            return sized.map { analysis in
+        let normals = timing.measure(.plate) { vertexNormals(vertices: head.vertices, indices: head.indices) }
+        let lit = timing.measure(.plate) {
+            sized.map { analysis in
                 var a = analysis
                 a.ownHair = hair
                 a.light = a.readLight(head: head, normals: normals)
@@ -89,7 +89,7 @@ public struct PlateStage {
             // Every face's head drawn once at the photo's camera; each person's skin region read from it, and
             // the skin it fills lit by it (the light read from the face's skin, which the parse locates).
             let width = frame.image.width, height = frame.image.height
-            var drawn = HeadRender.draw(lit, head: head)
+            var drawn = HeadRender.draw(lit, head: head, normals: normals)
             // Each person's neck band: part of their skin region, and lit as the cylinder it is.
             let necks = persons.map { $0.map { HeadRegion.neckBand($0, classes: hair.classes, width: width, height: height) } }
             let heads = zip(persons, necks).compactMap { person, neck -> (person: PersonHead, region: [UInt8])? in

@@ -38,13 +38,18 @@ package enum HeadRender {
     /// the nearer one wins (one depth buffer for all). `analyses` carry the own hair's parse, which says where
     /// the face's skin is for reading the light.
     package static func draw(_ analyses: [PhotoAnalysis], head: HeadModel) -> Buffers {
+        draw(analyses, head: head, normals: vertexNormals(vertices: head.vertices, indices: head.indices))
+    }
+
+    /// `draw` with `head`'s vertex normals (`vertexNormals`) already made: the plate makes them once for the
+    /// light it reads and the head it draws.
+    package static func draw(_ analyses: [PhotoAnalysis], head: HeadModel, normals: [Vec3]) -> Buffers {
         let image = analyses[0].frame.image
         let width = image.width, height = image.height
         var buffers = Buffers(labels: [UInt8](repeating: HeadRegion.none, count: width * height),
                               shade: [Float](repeating: 0, count: width * height))
         var depth = [Float](repeating: .infinity, count: width * height)
         let parts = partOfEachTriangle(head)
-        let normals = vertexNormals(vertices: head.vertices, indices: head.indices)
         for analysis in analyses {
             let camera = analysis.camera, toCamera = analysis.headToCamera
             let inCamera = head.vertices.map { toCamera.transformPoint($0) }

@@ -194,6 +194,14 @@ struct RenderFlags: ParsableArguments {
     @Flag(help: "Shade every clump of strands alike, without the tone each clump takes from its patch of scalp.")
     var flatClumps = false
 
+    /// The flags checked as a still checks its settings (field of view, detail, strands, face), before a model
+    /// is loaded or a file read: each command's `validate()`, for its photo, face and colour.
+    func validateSettings(photo: String, face: FaceChoice, color: HairColor) throws {
+        var probe = TryOnJob(photoPath: photo, color: color)
+        try settings(face: face).apply(to: &probe)
+        try probe.validateSettings()
+    }
+
     /// The flags as settings, with the command's face and PNG effort.
     func settings(face: FaceChoice, pngCompression: PNGCompression? = nil) -> RenderSettings {
         RenderSettings(seed: seed, detail: detail, strands: strands, face: RenderSettings.FaceSetting(face), fovDegrees: fovDegrees,

@@ -57,9 +57,7 @@ struct Bench: ParsableCommand {
         guard iterations >= 1 && iterations <= 10_000 else {
             throw CoifError.invalidOption(name: "--iterations", reason: "must be 1…10000, got \(iterations)")
         }
-        var probe = TryOnJob(photoPath: photo, style: style, color: color)
-        try flags.settings(face: .largest).apply(to: &probe)
-        try probe.validateSettings()
+        try flags.validateSettings(photo: photo, face: .largest, color: color)
     }
 
     func run() throws {

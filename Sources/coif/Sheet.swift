@@ -38,9 +38,7 @@ struct Sheet: ParsableCommand {
         guard (32...2048).contains(tile) else { throw CoifError.invalidOption(name: "--tile", reason: "must be 32–2048 pixels, got \(tile)") }
         let colors = try parsedColors()
         guard let color = colors.first else { throw CoifError.invalidOption(name: "--colors", reason: "needs at least one colour") }
-        var probe = TryOnJob(photoPath: photo, color: color)
-        try flags.settings(face: .largest).apply(to: &probe)
-        try probe.validateSettings()
+        try flags.validateSettings(photo: photo, face: .largest, color: color)
     }
 
     func parsedColors() throws -> [HairColor] { try colors.split(separator: ",").map { try HairColor.parse(String($0)) } }

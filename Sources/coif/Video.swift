@@ -100,9 +100,7 @@ struct VideoCommand: ParsableCommand {
         try VideoTryOnOptions.check(keyframeEvery: keyframeEvery, keyframeTurnDegrees: keyframeTurn, warmUpSeconds: warmUp, crf: crf)
         // The render's flags as a still checks them, here before a model is loaded or a frame counted (the
         // clip's job checks them again, with its style).
-        var probe = TryOnJob(photoPath: input, color: color)
-        try flags.settings(face: face).apply(to: &probe)
-        try probe.validateSettings()
+        try flags.validateSettings(photo: input, face: face, color: color)
         if let frames {
             guard start == nil, duration == nil else {
                 throw CoifError.invalidOption(name: "--frames", reason: "give either --frames or --start/--duration")
