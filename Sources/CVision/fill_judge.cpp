@@ -2,7 +2,8 @@
 // believable). Two figures over the filled region, each against the ring of untouched background around it:
 //  - halo: the mean CIE76 ΔE between the fill and the ring, each averaged locally (normalised Gaussian
 //    convolution, Knutsson & Westin 1993): a fill that glows or darkens against what surrounds it shows here,
-//    its texture does not;
+//    its texture does not; measured only where the ring reaches (its count is out[4]: a fill the ring
+//    reaches nowhere has no halo, not a halo of 0);
 //  - texture: the fill's Laplacian energy (mean squared 3×3 Laplacian of CIE L*) over the ring's, each with the
 //    energy of grain too faint to see added (kUnseenGrain): 1 is the background's own grain and structure, under
 //    ~0.5 a smear, over ~1.6 static.
@@ -41,7 +42,7 @@ constexpr double kUnseenGrain = 80 * kUnseenGrainSigma * kUnseenGrainSigma;
 int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *fill_mask, const uint8_t *removed_mask,
                       const uint8_t *source_mask, int32_t inner_px, int32_t outer_px, float sigma, double *out) {
     if (!rgb || width <= 0 || height <= 0 || !fill_mask || !removed_mask || !source_mask || !out || !(sigma > 0)) return 1;
-    out[0] = out[1] = out[2] = out[3] = 0;
+    out[0] = out[1] = out[2] = out[3] = out[4] = 0;
     try {
         cv::Mat fullFill(height, width, CV_8U, const_cast<uint8_t *>(fill_mask));
         if (cv::countNonZero(fullFill) == 0) return 0;
@@ -90,6 +91,7 @@ int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const u
             }
         }
         out[0] = count > 0 ? sum / count : 0;
+        out[4] = double(count);
 
         // Texture: each region's interior (2 px in, so the boundary between them is neither's texture).
         std::vector<cv::Mat> channels;

@@ -146,7 +146,10 @@ public enum BelievableEvaluation {
                         if own.classes[i] == OwnHair.background {
                             source[i] = 255
                             if label == OwnHair.background { settingSource[0][i] = 255 }
-                        } else if own.classes[i] == OwnHair.cloth && label == OwnHair.cloth {
+                        } else if own.classes[i] == OwnHair.cloth {
+                            // The clothes the photo shows, whatever the output's parse calls them there: that
+                            // parse found 69 pixels of insightface 2963's black top, and her top's fill was
+                            // judged against the pale wall.
                             settingSource[1][i] = 255
                         }
                     }
@@ -158,11 +161,11 @@ public enum BelievableEvaluation {
                                                     outerPx: outer, sigmaPx: sigma)
                 var settings: [FillJudge.Figures] = []
                 for k in 0..<2 {
-                    // A setting with no ring of its own kind (clothes painted where none show) is judged against
-                    // the background's, as one ring judged everything before.
+                    // A setting with no ring of its own kind near it (clothes painted where none show) is judged
+                    // against the background's, as one ring judged everything before.
                     var judgedSetting = try FillJudge.measure(output, fill: settingFill[k], removed: removed, source: settingSource[k],
                                                               innerPx: grown, outerPx: outer, sigmaPx: sigma)
-                    if judgedSetting.fillPixels > 0, judgedSetting.ringPixels == 0 || judgedSetting.texture <= 0, k == 1 {
+                    if judgedSetting.fillPixels > 0, judgedSetting.haloPixels == 0 || judgedSetting.texture <= 0, k == 1 {
                         judgedSetting = try FillJudge.measure(output, fill: settingFill[k], removed: removed, source: source,
                                                               innerPx: grown, outerPx: outer, sigmaPx: sigma)
                     }
@@ -187,7 +190,7 @@ public enum BelievableEvaluation {
                     try AtomicFile.write(try PNGFile.encode(overlay), to: imagePaths(outputDirectory, photo: photo, style: style).judged,
                                          createDirectories: true)
                 }
-                let judged = figures.fillPixels > 0 && figures.ringPixels > 0
+                let judged = figures.fillPixels > 0 && figures.ringPixels > 0 && figures.haloPixels > 0
                 let row = BelievableMeasurement(
                     photo: (photo as NSString).lastPathComponent, style: style,
                     scalpBared: faceSkin > 0 ? Double(bared) / Double(faceSkin) : 0,
@@ -259,11 +262,13 @@ public enum BelievableEvaluation {
 public enum JudgedSetting {
     /// The settings' figures combined by their fill pixels: the halo's mean, the texture's geometric mean (a
     /// ratio: half and double are equally far from 1). nil where no setting was judged.
+    /// The halo is weighed by the pixels it was measured on (`haloPixels`): a fill its ring reaches nowhere has
+    /// no halo, and once counted as a halo of 0 over all its pixels.
     public static func combined(_ settings: [FillJudge.Figures]) -> (halo: Double?, texture: Double?) {
         let judged = settings.filter { $0.fillPixels > 0 && $0.ringPixels > 0 }
-        let pixels = judged.reduce(0) { $0 + $1.fillPixels }
-        guard pixels > 0 else { return (nil, nil) }
-        let halo = judged.reduce(0.0) { $0 + $1.halo * Double($1.fillPixels) } / Double(pixels)
+        guard !judged.isEmpty else { return (nil, nil) }
+        let haloPixels = judged.reduce(0) { $0 + $1.haloPixels }
+        let halo = haloPixels > 0 ? judged.reduce(0.0) { $0 + $1.halo * Double($1.haloPixels) } / Double(haloPixels) : nil
         let textured = judged.filter { $0.texture > 0 }
         let texturePixels = textured.reduce(0) { $0 + $1.fillPixels }
         let texture = texturePixels > 0

@@ -145,15 +145,33 @@ final class BelievableTests: XCTestCase {
     }
 
     /// The fill's settings (background, clothes) combine by their pixels: the halo's mean and the texture's
-    /// geometric mean; a setting with no ring is not judged.
+    /// geometric mean; a setting with no ring is not judged, and one whose ring reaches none of it has no halo
+    /// (it once counted as a halo of 0 over all its pixels, lowering deepface img11's).
     func testTheSettingsJudgementsCombineByTheirPixels() {
         let background = FillJudge.Figures(halo: 2, texture: 0.5, fillPixels: 300, ringPixels: 50)
         let clothes = FillJudge.Figures(halo: 6, texture: 2, fillPixels: 100, ringPixels: 20)
         let unringed = FillJudge.Figures(halo: 0, texture: 0, fillPixels: 900, ringPixels: 0)
-        let combined = JudgedSetting.combined([background, clothes, unringed])
+        let farRing = FillJudge.Figures(halo: 0, texture: 1, fillPixels: 500, ringPixels: 40, haloPixels: 0)
+        let combined = JudgedSetting.combined([background, clothes, unringed, farRing])
         XCTAssertEqual(combined.halo ?? 0, 3, accuracy: 1e-9)
-        XCTAssertEqual(combined.texture ?? 0, exp((300 * log(0.5) + 100 * log(2)) / 400), accuracy: 1e-9)
+        XCTAssertEqual(combined.texture ?? 0, exp((300 * log(0.5) + 100 * log(2)) / 900), accuracy: 1e-9)
         XCTAssertNil(JudgedSetting.combined([unringed]).halo)
+        XCTAssertNil(JudgedSetting.combined([farRing]).halo)
+    }
+
+    /// The halo is measured only where the ring reaches: a fill far from every ring pixel reports none measured.
+    func testAFillTheRingDoesNotReachHasNoHalo() throws {
+        let side = 96
+        let image = PixelImage(width: side, height: side, channels: 3, pixels: [UInt8](repeating: 128, count: 3 * side * side))
+        var fill = [UInt8](repeating: 0, count: side * side), source = fill
+        for y in 40..<56 { for x in 4..<20 { fill[y * side + x] = 255 } }
+        for y in 40..<56 { for x in 80..<92 { source[y * side + x] = 1 } }
+        let far = try FillJudge.measure(image, fill: fill, removed: fill, source: source, innerPx: 2, outerPx: 70, sigmaPx: 3)
+        XCTAssertGreaterThan(far.ringPixels, 0)
+        XCTAssertEqual(far.haloPixels, 0, "a ring 60 px away, averaged over 3 px, reaches none of the fill")
+        for y in 40..<56 { for x in 20..<32 { source[y * side + x] = 1 } }
+        let near = try FillJudge.measure(image, fill: fill, removed: fill, source: source, innerPx: 2, outerPx: 70, sigmaPx: 3)
+        XCTAssertGreaterThan(near.haloPixels, 0)
     }
 
     /// Behind the hair, a blue wall above a red top (the line between them through the hair's middle): each

@@ -268,9 +268,10 @@ void cv_fill_triangles(uint8_t *mask, int32_t width, int32_t height, const float
 // How a fill sits in the background around it (fill_judge.cpp). Masks (non-zero = in): fill_mask the filled
 // region judged, removed_mask all that was removed, source_mask the untouched background; the ring is the source
 // between inner_px from the removed region and outer_px from the fill. sigma: the local averaging's scale (px).
-// out[4]: the mean CIE76 difference of the two local means over the fill the ring reaches, the fill's Laplacian
+// out[5]: the mean CIE76 difference of the two local means over the fill the ring reaches, the fill's Laplacian
 // energy (L*) over the ring's (each with the energy of grain too faint to see added), the fill's and the ring's
-// pixel counts (0 for the first two when either is empty). 0 = ok.
+// pixel counts (0 for the first two when either is empty), and the count of fill pixels the ring reaches (where
+// the halo was measured). 0 = ok.
 int32_t cv_fill_judge(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *fill_mask, const uint8_t *removed_mask,
                       const uint8_t *source_mask, int32_t inner_px, int32_t outer_px, float sigma, double *out);
 
