@@ -13,7 +13,7 @@ layout(std140, binding = 0) uniform HairShadingBlock {
     float uAzimuthalScale;      // offset 56: logistic scale of TT (Chiang's s)
     float uCuticleTilt;         // offset 60: radians
     float uIndexOfRefraction;   // offset 64
-    float uRootOcclusion;       // offset 68: how dark roots are from the hair above them, 0 .. 1
+    float uOcclusionUnderHair;       // offset 68: light lost under hair that covers a point whole (HairCover), 0 .. 1
     float uTipFade;             // offset 72: fraction of the length over which tips thin out
     float uClumpVariation;      // offset 76: light a clump receives, ±fraction between clumps
     float uRootFadeMm;          // offset 80: length over which a strand grows in from nothing at its root

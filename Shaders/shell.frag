@@ -31,7 +31,7 @@ void main() {
     // Only light diffused through the hair above reaches here: the multiple-scattering extinction.
     float key = wrappedCosine(dot(N, uKeyDirection)) * keyLightTransmittance(vPositionHead, uKeyShadowSigma).y;
     float fill = wrappedCosine(dot(N, uFillDirection));
-    float depthOcclusion = 1.0 - uRootOcclusion;   // 0..1: light left this deep in the hair
+    float depthOcclusion = 1.0 - uOcclusionUnderHair;   // 0..1: light left this deep in the hair
     // The recipe's mix at the roots: its share of highlight strands seen through the gaps too.
     vec3 albedo = mix(multipleScatteringAlbedo(uSigmaRoot), multipleScatteringAlbedo(uSigmaHighlight), uHighlightFraction);
     vec3 radiance = albedo * (uKeyRadiance * key + uFillRadiance * fill + uAmbientRadiance);

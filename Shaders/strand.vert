@@ -47,7 +47,7 @@ float alongNoise(uint strand, float t) {
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
 // positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
 // separate: how far this fibre's light may stray from its neighbours' (see below), for the fragment's fibres.
-vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float strandRandom, float clumpTone, out float separate) {
+vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float cover, float strandRandom, float clumpTone, out float separate) {
     vec3 V = normalize(-positionView);
     vec3 N = normalize(mat3(uHeadToView) * positionHead);
     // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
@@ -56,7 +56,8 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float stra
     if (second < uHighlightFraction) sigmaA = uSigmaHighlight;
     sigmaA *= 1.0 + uColorVariation * (strandRandom * 2.0 - 1.0);
     vec3 ms = multipleScatteringAlbedo(sigmaA);
-    float occlusion = mix(1.0 - uRootOcclusion, 1.0, smoothstep(0.0, 0.6, along));
+    // The sky's light the hair over this point lets through (HairCover).
+    float occlusion = 1.0 - uOcclusionUnderHair * cover;
     // What this strand catches of its own (HairShading.clumpVariation, strandLightVariation,
     // alongLightVariation): the clump's tone, the strand's, and a swing along its length, each −1…1.
     uint strand = uint(strandRandom * 16777216.0);
@@ -106,7 +107,7 @@ void main() {
     float toneAndRandom = corner.record.w * 256.0;
     float strandRandom = fract(toneAndRandom);
     float separate;
-    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, strandRandom,
+    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, corner.cover, strandRandom,
                       floor(toneAndRandom) / 255.0, separate);
     vFibreContrast = separate;
     vAcross = corner.side;

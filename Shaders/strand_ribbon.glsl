@@ -1,9 +1,10 @@
 // A strand ribbon's corner, expanded from the polyline points (shared by strand.vert and
 // strand_depth.vert). Every strand has uPointsPerStrand points, stored in uPoints (RGBA32F, record i at
-// (i % 2048, i / 2048)): xyz = position in head space (mm), w = the strand's clump tone and random number
-// packed as (tone level 0..255 + random) / 256 (StrandGeometry.packedRecord), negative (its sign bit set)
-// for a flyaway, drawn uFlyawayWidthScale as wide as the others (one strand as the catalog draws it,
-// however wide the level of detail draws the locks).
+// (i % 2048, i / 2048)): xyz = position in head space (mm); the root's w = the strand's clump tone and
+// random number packed as (tone level 0..255 + random) / 256 (StrandGeometry.packedRecord), negative (its
+// sign bit set) for a flyaway; every later point's w = its cover (HairCover, 0 .. 1). A flyaway is drawn
+// uFlyawayWidthScale as wide as the others (one strand as the catalog draws it, however wide the level of
+// detail draws the locks).
 // gl_VertexID = 2 * point + side, side 0 = left (-1), 1 = right (+1), offset perpendicular to the strand's
 // direction on screen; the index buffer joins consecutive points of a strand with two triangles, so each
 // corner is computed once however many triangles share it. Works for a perspective camera and for the
@@ -21,7 +22,8 @@ uniform float uFlyawayWidthScale;
 
 struct RibbonCorner {
     vec4 record;        // the point: head-space position, the strand's packed tone and random number (w >= 0)
-    bool flyaway;       // the strand is a flyaway (w's sign bit)
+    bool flyaway;       // the strand is a flyaway (the root's w's sign bit)
+    float cover;        // how much hair lies over the point toward the sky, 0 .. 1 (HairCover)
     vec3 positionView;
     vec3 tangentView;
     vec4 clip;          // the corner, already offset sideways
@@ -44,10 +46,14 @@ RibbonCorner ribbonCorner(int vertexID) {
     int strand = point / uPointsPerStrand;
     int first = strand * uPointsPerStrand;
     int index = point - first;
-    corner.record = pointRecord(first + index);
-    corner.flyaway = (floatBitsToUint(corner.record.w) >> 31) != 0U;
-    corner.record.w = abs(corner.record.w);
-    corner.fromRootMm = index == 0 ? 0.0 : distance(corner.record.xyz, pointRecord(first).xyz);
+    vec4 root = pointRecord(first);
+    corner.record = index == 0 ? root : pointRecord(first + index);
+    corner.flyaway = (floatBitsToUint(root.w) >> 31) != 0U;
+    // w: the root's holds the strand's packed tone and random number, each later point's its cover (the root
+    // takes its neighbour's).
+    corner.cover = index == 0 ? pointRecord(first + 1).w : corner.record.w;
+    corner.record.w = abs(root.w);
+    corner.fromRootMm = index == 0 ? 0.0 : distance(corner.record.xyz, root.xyz);
     vec3 previous = pointRecord(first + max(index - 1, 0)).xyz;
     vec3 next = pointRecord(first + min(index + 1, segmentsPerStrand)).xyz;
     // Two points that coincide (a strand cut to zero length at its tip) have no direction: hang it down

@@ -85,7 +85,8 @@ public enum GroomBenchmark {
                 let t0 = monotonicMs()
                 let all = children.apply(guides: groom.guides, head: engine.head)
                 let t1 = monotonicMs()
-                geometry = engine.renderer.upload(strands: all, seed: seed)
+                geometry = engine.renderer.upload(strands: all, seed: seed,
+                                                  coverWidthMm: LevelOfDetail.coverWidthMm(style.entry, strandCount: all.strandCount))
                 engine.renderer.finish()
                 let t2 = monotonicMs()
                 if round > 0 { interpolate.append(t1 - t0); upload.append(t2 - t1); ready.append(t2 - t0) }

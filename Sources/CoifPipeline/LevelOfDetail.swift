@@ -96,6 +96,15 @@ public struct LevelOfDetail: Sendable, Equatable, Codable {
     }
 }
 
+extension LevelOfDetail {
+    /// The projected width (mm) each of `strandCount` drawn strands stands for in how much hair covers a
+    /// point (HairCover): a head of the style's hair at full density (the catalog's mean width ×
+    /// `fullDensityStrands`) shared among them, so a level of detail that draws fewer strands covers as much.
+    public static func coverWidthMm(_ entry: StyleEntry, strandCount: Int) -> Float {
+        (entry.rootWidthMm + entry.tipWidthMm) / 2 * Float(fullDensityStrands) / Float(max(strandCount, 1))
+    }
+}
+
 extension StyleLibrary {
     /// The level of detail `style` gets on a face `faceWidthPx` wide: its guides, the points its shape needs and
     /// its strands' length, as `LevelOfDetail.choose` weighs them. The one place a render, a preview and the

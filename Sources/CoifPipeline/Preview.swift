@@ -37,6 +37,8 @@ public struct PreviewFrame: Sendable {
     public var underLayer: UnderLayer
     /// Wall milliseconds of the child interpolation and the under-layer's triangles (the `scene` stage).
     public var sceneMs: Double
+    /// The projected width each strand stands for (LevelOfDetail.coverWidthMm).
+    public var coverWidthMm: Float { LevelOfDetail.coverWidthMm(style.entry, strandCount: strands.strandCount) }
 }
 
 /// What one `PreviewEngine.renderOnce` did: the picture, the stage timings and the start-up split.
@@ -175,7 +177,7 @@ public final class PreviewEngine {
                           seed: UInt64 = 1) throws -> HairLayer {
         try Self.checkSize(sizePx)
         let frame = try Self.prepare(style, styles: styles, view: .front, sizePx: sizePx, seed: seed)
-        let strands = renderer.upload(strands: frame.strands, seed: seed)
+        let strands = renderer.upload(strands: frame.strands, seed: seed, coverWidthMm: frame.coverWidthMm)
         let shell = renderer.upload(frame.underLayer, over: occluder)
         let lod = frame.levelOfDetail
         let widths = StrandWidths(style: frame.style.entry, widthScale: lod.widthScale)
@@ -189,7 +191,7 @@ public final class PreviewEngine {
     /// Uploads and draws a prepared frame; RGB, sRGB. The scene stage is the frame's CPU work plus the upload.
     public func draw(_ frame: PreviewFrame, color: HairColor, seed: UInt64 = 1, timing: inout FrameTiming) throws -> PixelImage {
         let uploadStart = monotonicMs()
-        let strands = renderer.upload(strands: frame.strands, seed: seed)
+        let strands = renderer.upload(strands: frame.strands, seed: seed, coverWidthMm: frame.coverWidthMm)
         let shell = renderer.upload(frame.underLayer, over: occluder)
         timing[.scene] = (timing[.scene] ?? 0) + frame.sceneMs + (monotonicMs() - uploadStart)
         return try draw(frame, strands: strands, shell: shell, headToCamera: frame.headToCamera, color: color, timing: &timing)
@@ -205,7 +207,7 @@ public final class PreviewEngine {
         guard (1...3600).contains(count) else { throw CoifError.invalidOption(name: "--turntable", reason: "must be 1–3600 views, got \(count)") }
         let frame = try Self.prepare(style, styles: styles, view: .front, sizePx: sizePx, seed: seed, strands: strands)
         let uploadStart = monotonicMs()
-        let uploaded = renderer.upload(strands: frame.strands, seed: seed)
+        let uploaded = renderer.upload(strands: frame.strands, seed: seed, coverWidthMm: frame.coverWidthMm)
         let shell = renderer.upload(frame.underLayer, over: occluder)
         timing[.scene] = frame.sceneMs + (monotonicMs() - uploadStart)
         for k in 0..<count {

@@ -23,7 +23,8 @@ extension TryOnEngine {
         }
         let strands = try styles.strands(style, count: lod.strandCount, pointsPerStrand: lod.pointsPerStrand, seed: seed, slide: slide)
         if strandCache.count >= Self.strandCacheSlots { strandCache.removeFirst() }
-        let geometry = renderer.upload(strands: strands, seed: seed)
+        let geometry = renderer.upload(strands: strands, seed: seed,
+                                       coverWidthMm: LevelOfDetail.coverWidthMm(style.entry, strandCount: strands.strandCount))
         strandCache.append((key, geometry))
         return geometry
     }

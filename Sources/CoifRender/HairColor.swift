@@ -65,19 +65,27 @@ public struct HairColor: Sendable, Equatable, CustomStringConvertible {
         ("gray", "#7d7975"),
     ]
 
-    /// Salt and pepper: three in five strands white among darker ones.
-    static let grayWhiteFraction: Float = 0.6
-    static let grayWhite = HairRecipe.Pigment(melanin: 0.03, redness: 0)
+    /// Salt and pepper: three in five strands light among darker ones, `grayPepperLevel` of their level, the
+    /// two solved so that their mix (a pixel holds several strands) is the reference. Fixed near-white strands
+    /// with the dark ones solved for the mean drew gray L* 55–58 for its 51 once the roots no longer darkened
+    /// (HairCover): the dark strands were solved to nothing and the white alone set the colour.
+    static let grayLightFraction: Float = 0.6
+    /// The dark strands' linear level against the light ones': near-black among silver.
+    static let grayPepperLevel: Float = 0.12
+    /// The mix's median pixel over its mean strand, measured on Coif's head (`coif eval look --presets`, gray
+    /// at 44.4 for a mean solved to 51.1): a pixel holds a few strands, and the dark ones in front of the
+    /// light weigh more than their share.
+    static let grayMedianOverMean: Float = 0.74
 
-    /// The presets as recipes: each reference colour solved (HairRecipe.solve); gray's dark strands solved
-    /// so that, with its white ones, the mean is its reference.
+    /// The presets as recipes: each reference colour solved (HairRecipe.solve); gray's light and dark strands
+    /// solved so that their mix is its reference.
     public static let presetRecipes: [(name: String, recipe: HairRecipe)] = presetTargets.map { preset in
         let (srgb, _) = hexDigits(preset.hex)!
         let target = Vec3(srgbToLinear(srgb.x), srgbToLinear(srgb.y), srgbToLinear(srgb.z))
         guard preset.name == "gray" else { return (preset.name, HairRecipe(base: HairRecipe.solve(targetLinear: target))) }
-        let white = HairRecipe.referenceColor(sigmaA: grayWhite.sigmaA)
-        let dark = pointwiseMax((target - white * grayWhiteFraction) / (1 - grayWhiteFraction), Vec3(repeating: 1e-4))
-        return (preset.name, HairRecipe(base: HairRecipe.solve(targetLinear: dark), highlightFraction: grayWhiteFraction, highlight: grayWhite))
+        let light = target / ((grayLightFraction + (1 - grayLightFraction) * grayPepperLevel) * grayMedianOverMean)
+        return (preset.name, HairRecipe(base: HairRecipe.solve(targetLinear: light * grayPepperLevel), highlightFraction: grayLightFraction,
+                                        highlight: HairRecipe.solve(targetLinear: light)))
     }
 
     /// The presets' names and the hex of their colour under neutral light.

@@ -100,12 +100,15 @@ public struct HairRecipe: Sendable, Equatable {
     }
 
     /// The share of the sphere's light that the strands on Coif's head return, as their solid pixels' median
-    /// shows it: the roots are shadowed by the hair above them (HairShading.rootOcclusion, 0.55 at the root,
-    /// gone by 60% of the length: 0.84 over a strand) and the key light by the hair between (KeyLightShadow).
-    /// Measured: the bob's median luminance over the sphere's for brown, copper, blonde and platinum, 0.80–0.82
-    /// (`coif eval look --presets` with this set to 1). Without it every hex and preset came out ~2–6 L*
-    /// darker than asked.
-    public static let onHeadShare: Float = 0.81
+    /// shows it: a point loses light under the hair over it (HairCover: the bob's outer surface hardly any)
+    /// and the key light to the hair between (KeyLightShadow), and the bob's strands face the key more than a
+    /// sphere's surface does on average. Measured: the bob's median luminance over the sphere's for brown,
+    /// copper, blonde and platinum, 1.01–1.06 (`coif eval look --presets` with this set to 1). Set where the
+    /// presets' worst ΔE76 is least: 0.96 (copper 3.9; at 1, copper 4.7; at 1.04, 5.6; at 0.92, platinum
+    /// 4.5): the median pixel carries more of the colourless highlight than the sphere, which takes the
+    /// reds' chroma and black's warmth, and asking a little lighter gives them back. It was 0.80–0.82 while
+    /// the roots were darkened by their place along the strand, whatever lay over them.
+    public static let onHeadShare: Float = 0.96
 
     /// The recipe's base colour under neutral light (linear RGB).
     public var referenceColor: Vec3 { Self.referenceColor(sigmaA: base.sigmaA) }

@@ -78,7 +78,7 @@ public final class StrandGeometry {
     /// the root, so the strands that leave a patch together run as one streak of their own tone.
     public static let clumpToneCellMm: Float = 4
 
-    /// A strand's random number and its clump's tone as the one float its points carry in `w`:
+    /// A strand's random number and its clump's tone as the one float its root carries in `w`
     /// (tone level 0…255 + random) / 256. The shader takes the tone from the integer part of |w|·256 and
     /// the random number from its fraction (16 bits of it survive: plenty for a dither and a share);
     /// w's sign bit marks a flyaway (even at w = 0: −0 keeps its sign).
@@ -89,7 +89,9 @@ public final class StrandGeometry {
 
     /// - Parameter seed: gives each strand its random number (brightness variation, dither) and the
     ///   clump-tone field over the scalp.
-    init(context: GPUContext, strands: StrandSet, seed: UInt64) {
+    /// - Parameter coverWidthMm: the projected width each strand stands for, for how much hair covers each
+    ///   point (HairCover); nil: none covers another (a test's few strands).
+    init(context: GPUContext, strands: StrandSet, seed: UInt64, coverWidthMm: Float?) {
         pointsPerStrand = strands.pointsPerStrand
         strandCount = strands.strandCount
         // Filled through raw pointers: this runs for every still whose strands changed (hot path).
@@ -97,6 +99,9 @@ public final class StrandGeometry {
         let clumpTone = ValueNoise(seed: seed ^ 0xC1D4_7013_E5A2_9B6F)
         let toneCell = 1 / Self.clumpToneCellMm
         var low = Vec3(repeating: .infinity), high = Vec3(repeating: -.infinity)
+        let cover = coverWidthMm.map { width in
+            strands.positions.withUnsafeBufferPointer { HairCover.cover(positions: $0, pointsPerStrand: points, widthMm: width) }
+        }
         let records = [Float](unsafeUninitializedCapacity: strands.positions.count * 4) { out, initialized in
             strands.positions.withUnsafeBufferPointer { positions in
                 for strand in 0..<count {
@@ -113,7 +118,8 @@ public final class StrandGeometry {
                         out[i * 4] = p.x
                         out[i * 4 + 1] = p.y
                         out[i * 4 + 2] = p.z
-                        out[i * 4 + 3] = value
+                        // The root's w is the strand's; each later point's, its cover.
+                        out[i * 4 + 3] = k == 0 ? value : cover?[i] ?? 0
                     }
                 }
             }
@@ -275,7 +281,11 @@ public final class HairRenderer {
 
     public func upload(head: HeadModel) -> OccluderGeometry { OccluderGeometry(context: context, head: head) }
 
-    public func upload(strands: StrandSet, seed: UInt64) -> StrandGeometry { StrandGeometry(context: context, strands: strands, seed: seed) }
+    /// `coverWidthMm`: the projected width each strand stands for (HairCover), nil where no strand covers
+    /// another.
+    public func upload(strands: StrandSet, seed: UInt64, coverWidthMm: Float?) -> StrandGeometry {
+        StrandGeometry(context: context, strands: strands, seed: seed, coverWidthMm: coverWidthMm)
+    }
 
     public func upload(_ layer: UnderLayer, over occluder: OccluderGeometry) -> ShellGeometry {
         ShellGeometry(context: context, occluder: occluder, layer: layer)
@@ -399,7 +409,7 @@ public final class HairRenderer {
         let standIn = OccluderGeometry(context: context, vertices: [Vec3(-80, -80, 0), Vec3(80, -80, 0), Vec3(0, 100, 0)],
                                        indices: [0, 1, 2])
         let strand = StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 90, 60), Vec3(0, 60, 110), Vec3(0, 30, 120)])
-        let strands = upload(strands: strand, seed: 0)
+        let strands = upload(strands: strand, seed: 0, coverWidthMm: nil)
         let shell = upload(UnderLayer(triangles: [0, 1, 2], edgeCover: [1, 1, 1]), over: standIn)
         let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 600))
         try draw(camera: camera, headToCamera: frontal, occluder: standIn, shell: shell, strands: strands,

@@ -20,8 +20,9 @@ public struct HairShading: Sendable, Equatable {
     public var indexOfRefraction: Float
     /// Per-strand spread of melanin, ±fraction: real hair is never one flat colour.
     public var colorVariation: Float
-    /// How much hair near the roots is shadowed by the hair above it, 0…1.
-    public var rootOcclusion: Float
+    /// How much of the sky's light a strand point loses under hair that covers it whole (HairCover), 0…1:
+    /// the ambient and key light alike (the key's own shadow is KeyLightShadow's, on top).
+    public var occlusionUnderHair: Float
     /// Fraction of the length over which tips thin out.
     public var tipFade: Float
     /// How much the light a clump of strands receives varies from clump to clump, ±fraction. In real hair
@@ -57,7 +58,7 @@ public struct HairShading: Sendable, Equatable {
     /// Every field given; the defaults are those `init(color:)` uses.
     public init(recipe: HairRecipe, longitudinalRoughness: Float = 0.25, azimuthalRoughness: Float = 0.3,
                 cuticleTiltDegrees: Float = 2, indexOfRefraction: Float = HairFiber.indexOfRefraction,
-                colorVariation: Float = 0.25, rootOcclusion: Float = 0.55, tipFade: Float = 0.25,
+                colorVariation: Float = 0.25, occlusionUnderHair: Float = 0.55, tipFade: Float = 0.25,
                 clumpVariation: Float = HairShading.defaultClumpVariation, rootFadeMm: Float = 4,
                 strandLightVariation: Float = HairShading.defaultStrandLightVariation,
                 alongLightVariation: Float = HairShading.defaultAlongLightVariation,
@@ -68,7 +69,7 @@ public struct HairShading: Sendable, Equatable {
         self.cuticleTiltDegrees = cuticleTiltDegrees
         self.indexOfRefraction = indexOfRefraction
         self.colorVariation = colorVariation
-        self.rootOcclusion = rootOcclusion
+        self.occlusionUnderHair = occlusionUnderHair
         self.tipFade = tipFade
         self.clumpVariation = clumpVariation
         self.rootFadeMm = rootFadeMm

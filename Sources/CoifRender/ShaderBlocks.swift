@@ -26,7 +26,7 @@ struct HairShadingBlock: BitwiseCopyable {
     var azimuthalScale: Float         // 56
     var cuticleTilt: Float            // 60
     var indexOfRefraction: Float      // 64
-    var rootOcclusion: Float          // 68
+    var occlusionUnderHair: Float          // 68
     var tipFade: Float                // 72
     var clumpVariation: Float         // 76
     var rootFadeMm: Float             // 80
@@ -47,7 +47,7 @@ struct HairShadingBlock: BitwiseCopyable {
         azimuthalScale = HairFiber.azimuthalScale(roughness: shading.azimuthalRoughness)
         cuticleTilt = shading.cuticleTiltDegrees * .pi / 180
         indexOfRefraction = shading.indexOfRefraction
-        rootOcclusion = shading.rootOcclusion
+        occlusionUnderHair = shading.occlusionUnderHair
         tipFade = shading.tipFade
         clumpVariation = shading.clumpVariation
         rootFadeMm = shading.rootFadeMm
@@ -69,7 +69,7 @@ struct HairShadingBlock: BitwiseCopyable {
         ("uAzimuthalScale", MemoryLayout<Self>.offset(of: \.azimuthalScale)),
         ("uCuticleTilt", MemoryLayout<Self>.offset(of: \.cuticleTilt)),
         ("uIndexOfRefraction", MemoryLayout<Self>.offset(of: \.indexOfRefraction)),
-        ("uRootOcclusion", MemoryLayout<Self>.offset(of: \.rootOcclusion)),
+        ("uOcclusionUnderHair", MemoryLayout<Self>.offset(of: \.occlusionUnderHair)),
         ("uTipFade", MemoryLayout<Self>.offset(of: \.tipFade)),
         ("uClumpVariation", MemoryLayout<Self>.offset(of: \.clumpVariation)),
         ("uRootFadeMm", MemoryLayout<Self>.offset(of: \.rootFadeMm)),

@@ -47,7 +47,7 @@ final class KeyLightShadowTests: XCTestCase {
                                                    scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68)))
         let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [
             Vec3(-10, 40, 40), Vec3(-8, 0, 40), Vec3(-6, -40, 40), Vec3(10, 40, 40), Vec3(8, 0, 40), Vec3(6, -40, 40),
-        ]), seed: 3)
+        ]), seed: 3, coverWidthMm: nil)
         var lighting = Lighting(keyDirection: Vec3(0, 0.2, -1), keyRadiance: Vec3(4, 4, 4))
         let shadowed = try render(renderer, head: head, strands: strands, lighting: lighting)
         lighting.keyShadow = nil
@@ -76,7 +76,7 @@ final class KeyLightShadowTests: XCTestCase {
                 positions += [Vec3(x, 40, z), Vec3(x, 0, z), Vec3(x, -40, z)]
             }
         }
-        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 5)
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 5, coverWidthMm: nil)
         var lighting = Lighting(keyDirection: Vec3(-1, 0, 0.05), fillRadiance: .zero, ambientRadiance: .zero)
         let shadowed = try render(renderer, head: head, strands: strands, lighting: lighting)
         lighting.keyShadow = nil
@@ -111,8 +111,8 @@ final class KeyLightShadowTests: XCTestCase {
             let x = -40 + Float(k) * 2
             positions += [Vec3(x, 50, 12), Vec3(x, 30, 12), Vec3(x, 10, 12)]
         }
-        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 2)
-        let empty = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 0, -500), Vec3(0, 1, -500), Vec3(0, 2, -500)]), seed: 2)
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions), seed: 2, coverWidthMm: nil)
+        let empty = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [Vec3(0, 0, -500), Vec3(0, 1, -500), Vec3(0, 2, -500)]), seed: 2, coverWidthMm: nil)
         let lighting = Lighting(keyDirection: Vec3(0, 0.3, 1), fillRadiance: .zero, ambientRadiance: Vec3(repeating: 0.2))
         func skinLight(_ strands: StrandGeometry, _ lighting: Lighting) throws -> HairLayer? {
             try renderer.draw(camera: camera, headToCamera: headToCamera, occluder: plate, shell: nil, strands: strands, widths: widths,

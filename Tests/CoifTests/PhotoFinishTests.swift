@@ -105,7 +105,7 @@ final class PhotoFinishTests: XCTestCase {
         // A strand whose tip repeats its last point: the tip's corner has no direction of its own.
         let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [
             Vec3(10, 30, 40), Vec3(10, 0, 40), Vec3(10, 0, 40),
-        ]), seed: 1)
+        ]), seed: 1, coverWidthMm: nil)
         let camera = PinholeCamera(widthPx: 48, heightPx: 48, fx: 60, fy: 60, cx: 23.5, cy: 23.5)
         try renderer.draw(camera: camera, headToCamera: Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 300)),
                           occluder: head, shell: nil, strands: strands, widths: StrandWidths(rootMm: 20, tipMm: 20),

@@ -47,7 +47,7 @@ final class RenderPassTests: XCTestCase {
         let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 3, positions: [
             Vec3(-20, 50, 40), Vec3(-15, 0, 50), Vec3(-10, -50, 40),
             Vec3(25, 50, 30), Vec3(20, 0, 45), Vec3(15, -50, 30),
-        ]), seed: 7)
+        ]), seed: 7, coverWidthMm: nil)
         return Scene(renderer: renderer, occluder: occluder, shell: shell, strands: strands)
     }
 
@@ -62,7 +62,7 @@ final class RenderPassTests: XCTestCase {
                          Vec3(25, 50, 30), Vec3(20, 0, 45), Vec3(15, -50, 30)]
         let widths = StrandWidths(rootMm: 6, tipMm: 3, flyawayScale: 0.25)
         func coverage(flagged: [Bool]) throws -> (left: Float, right: Float) {
-            let strands = r.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions, flyaways: flagged), seed: 7)
+            let strands = r.upload(strands: StrandSet(pointsPerStrand: 3, positions: positions, flyaways: flagged), seed: 7, coverWidthMm: nil)
             // The strands alone, over nothing: no head, no under-layer in front of or behind them.
             try r.render([ClearPass(target: r.target), StrandPass(target: r.target, strands: strands, widths: widths)], frame: scene.frame)
             let layer = try scene.readBack()
@@ -281,7 +281,7 @@ final class RenderPassTests: XCTestCase {
         // One horizontal strand, root on the left: 3.2 px a mm, the root at column 15.5, the tip at 111.5.
         let camera = PinholeCamera(widthPx: 128, heightPx: 128, fx: 800, fy: 800, cx: 63.5, cy: 63.5)
         let strand = r.upload(strands: StrandSet(pointsPerStrand: 3, positions: [Vec3(-15, 0, 50), Vec3(0, 0, 50), Vec3(15, 0, 50)]),
-                              seed: 3)
+                              seed: 3, coverWidthMm: nil)
         let passes: [any RenderPass] = [ClearPass(target: r.target),
                                         StrandPass(target: r.target, strands: strand, widths: StrandWidths(rootMm: 2, tipMm: 2))]
         func alongTheStrand(rootFadeMm: Float) throws -> (root: Float, body: Float) {

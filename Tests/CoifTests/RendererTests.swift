@@ -107,7 +107,7 @@ final class RendererTests: XCTestCase {
         let head = HeadModel(vertices: [Vec3(-50, 0, 0), Vec3(50, 0, 0), Vec3(0, 80, 0)], indices: [0, 1, 2],
                              scalpTriangles: [], landmarks68: [Vec3](repeating: .zero, count: 68))
         let occluder = renderer.upload(head: head)
-        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 2, positions: [Vec3(0, -40, 100), Vec3(0, 40, 100)]), seed: 1)
+        let strands = renderer.upload(strands: StrandSet(pointsPerStrand: 2, positions: [Vec3(0, -40, 100), Vec3(0, 40, 100)]), seed: 1, coverWidthMm: nil)
         try other.makeCurrent()
         let camera = PinholeCamera(widthPx: 32, heightPx: 32, fx: 40, fy: 40, cx: 15.5, cy: 15.5)
         let frontal = Mat4.rigid(rotationRowMajor: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: SIMD3(0, 0, 300))
