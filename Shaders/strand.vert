@@ -26,6 +26,11 @@ out float vFibreContrast; // how much one fibre's light may differ from its neig
 
 #include "hash.glsl"
 
+// How far from its root (mm) a strand lies among its neighbours' roots and in their shade: the scalp's hair
+// leaves it a few to a dozen fibres deep, so the first couple of centimetres are darker whatever lies over them
+// (a parting's and a hairline's roots too). Past it, only the hair over a point darkens it (HairCover).
+const float kRootShadeMm = 20.0;
+
 // Radians a strand's tangent turns per unit of its light variation (HairShading's clump, strand and along
 // terms, each ±fraction): at the defaults ±0.6, ±0.5 and ±0.5 the three sum to a spread of ~11° (one σ),
 // a little under one R lobe's width (β_m 0.25: ~13°), so about half the strands of a patch facing the
@@ -47,7 +52,8 @@ float alongNoise(uint strand, float t) {
 // light varies along them, not across them, and a software rasteriser spends 3x less time this way.
 // positionHead: for the hair volume's normal (head space's origin is the cranium's centre).
 // separate: how far this fibre's light may stray from its neighbours' (see below), for the fragment's fibres.
-vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float cover, float strandRandom, float clumpTone, out float separate) {
+vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float cover, float fromRootMm, float strandRandom, float clumpTone,
+           out float separate) {
     vec3 V = normalize(-positionView);
     vec3 N = normalize(mat3(uHeadToView) * positionHead);
     // The strand's pigment: ombré along it, a seeded share of highlight strands, a per-strand spread.
@@ -56,8 +62,10 @@ vec3 shade(vec3 positionView, vec3 positionHead, vec3 T, float along, float cove
     if (second < uHighlightFraction) sigmaA = uSigmaHighlight;
     sigmaA *= 1.0 + uColorVariation * (strandRandom * 2.0 - 1.0);
     vec3 ms = multipleScatteringAlbedo(sigmaA);
-    // The sky's light the hair over this point lets through (HairCover).
-    float occlusion = 1.0 - uOcclusionUnderHair * cover;
+    // The sky's light the hair over this point lets through (HairCover), and near its root the shade of the
+    // neighbours' roots it leaves the scalp among, wherever the strand runs (kRootShadeMm).
+    float rootShade = 1.0 - smoothstep(0.0, kRootShadeMm, fromRootMm);
+    float occlusion = 1.0 - uOcclusionUnderHair * max(cover, rootShade);
     // What this strand catches of its own (HairShading.clumpVariation, strandLightVariation,
     // alongLightVariation): the clump's tone, the strand's, and a swing along its length, each −1…1.
     uint strand = uint(strandRandom * 16777216.0);
@@ -107,7 +115,7 @@ void main() {
     float toneAndRandom = corner.record.w * 256.0;
     float strandRandom = fract(toneAndRandom);
     float separate;
-    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, corner.cover, strandRandom,
+    vRadiance = shade(corner.positionView, corner.record.xyz, corner.tangentView, corner.along, corner.cover, corner.fromRootMm, strandRandom,
                       floor(toneAndRandom) / 255.0, separate);
     vFibreContrast = separate;
     vAcross = corner.side;

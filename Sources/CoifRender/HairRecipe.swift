@@ -101,13 +101,13 @@ public struct HairRecipe: Sendable, Equatable {
 
     /// The share of the sphere's light that the strands on Coif's head return, as their solid pixels' median
     /// shows it: a point loses light under the hair over it (HairCover: the bob's outer surface hardly any)
-    /// and the key light to the hair between (KeyLightShadow), and the bob's strands face the key more than a
-    /// sphere's surface does on average. Measured: the bob's median luminance over the sphere's for brown,
-    /// copper, blonde and platinum, 1.01–1.06 (`coif eval look --presets` with this set to 1). Set where the
-    /// presets' worst ΔE76 is least: 0.96 (copper 3.9; at 1, copper 4.7; at 1.04, 5.6; at 0.92, platinum
-    /// 4.5): the median pixel carries more of the colourless highlight than the sphere, which takes the
-    /// reds' chroma and black's warmth, and asking a little lighter gives them back. It was 0.80–0.82 while
-    /// the roots were darkened by their place along the strand, whatever lay over them.
+    /// and near its root (strand.vert's kRootShadeMm), and the key light to the hair between (KeyLightShadow).
+    /// Set where the presets' worst ΔE76 (`coif eval look --presets`) is least: 0.96, copper 3.9. Measured
+    /// with the cover alone, the bob's median over the sphere's was 1.01–1.06 for brown, copper, blonde and
+    /// platinum, but at 1 copper was 4.7 and at 1.04 5.6 (at 0.92, platinum 4.5): the median pixel carries
+    /// more of the colourless highlight than the sphere, which takes the reds' chroma and black's warmth, and
+    /// asking a little lighter gives them back. It was 0.80–0.82 while the roots were darkened by their place
+    /// along the strand, whatever lay over them.
     public static let onHeadShare: Float = 0.96
 
     /// The recipe's base colour under neutral light (linear RGB).

@@ -20,8 +20,9 @@ public struct HairShading: Sendable, Equatable {
     public var indexOfRefraction: Float
     /// Per-strand spread of melanin, ±fraction: real hair is never one flat colour.
     public var colorVariation: Float
-    /// How much of the sky's light a strand point loses under hair that covers it whole (HairCover), 0…1:
-    /// the ambient and key light alike (the key's own shadow is KeyLightShadow's, on top).
+    /// How much of the sky's light a strand point loses under hair that covers it whole (HairCover) or at its
+    /// root (strand.vert's kRootShadeMm), 0…1: the ambient and key light alike (the key's own shadow is
+    /// KeyLightShadow's, on top).
     public var occlusionUnderHair: Float
     /// Fraction of the length over which tips thin out.
     public var tipFade: Float

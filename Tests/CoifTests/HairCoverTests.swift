@@ -92,7 +92,7 @@ final class HairCoverTests: XCTestCase {
     /// On Coif's head under the neutral portrait lights, a bun's and a ponytail's hair (pulled back over the
     /// skull: all that shows is the roots' half of each strand) is lit about as a bob's is. Darkened by their
     /// place along the strand, their median L* was 0.85 and 0.82 of the bob's here (60.9, 58.6 against 71.3;
-    /// on astronaut.png in platinum 52.7 and 50.8 against 70.7); 0.95 and 0.96 now.
+    /// on astronaut.png in platinum 52.7 and 50.8 against 70.7); 0.91 and 0.92 now (73.7, 74.1 against 80.6).
     func testPulledBackHairIsLitAsOtherHairIs() throws {
         let engine: PreviewEngine
         do { engine = try LookColorTests.preview.get() } catch CoifError.gpuUnavailable(let reason) {
