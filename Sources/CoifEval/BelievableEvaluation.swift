@@ -85,7 +85,7 @@ public enum BelievableEvaluation {
         let judge = try OwnHairEvaluation.judge(engine)
         var rows: [BelievableMeasurement] = []
         for photo in photos {
-            guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine),
+            guard let (frame, _, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine),
                   let own = analyses[0].ownHair, let head = PersonHead(landmarks: analyses[0].chosen.landmarks),
                   let regions = JudgeRegions(landmarks: analyses[0].chosen.landmarks) else { continue }
             let box = analyses[0].chosen.box

@@ -208,20 +208,21 @@ public final class GoldenRunner {
                 throw CoifError.invalidOption(name: "\(c.name): \(name)", reason: reason)
             }
         }
+        // Every photo's faces are kept; the parse and plate of the last photo only (a plate can be ~140 MB).
         var analyses: [String: [PhotoAnalysis]] = [:]
+        var current: (key: String, photo: AnalysedPhoto)?
         var rendered: [RenderedCase] = []
         for (c, job) in zip(manifest.cases, jobs) {
             let key = "\(job.input.name)|\(job.face)|\(job.fieldOfViewDegrees.map { String($0) } ?? "-")"
             var timing = FrameTiming()
-            let analysis: [PhotoAnalysis]
-            if let cached = analyses[key] {
-                analysis = cached
-            } else {
-                let frame = try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing)
-                analysis = try engine.analyse(frame, faces: job.face, timing: &timing)
-                analyses[key] = analysis
+            if current?.key != key {
+                current = nil
+                let found = try analyses[key] ?? engine.analyse(
+                    try TryOnEngine.decode(job.input, fieldOfViewDegrees: job.fieldOfViewDegrees, timing: &timing), faces: job.face, timing: &timing)
+                analyses[key] = found
+                current = (key, AnalysedPhoto(found))
             }
-            let result = try engine.render(analysis, job: job, timing: &timing)
+            let result = try current!.photo.render(job, engine: engine, timing: &timing)
             let image = result.images.composite
             let metadata = GoldenMetadata(renderer: engine.pixelIdentity, coifVersion: coifVersion,
                                           width: image.width, height: image.height,

@@ -115,7 +115,7 @@ extension LookEvaluation {
         let parsedColors = try colors.map { try HairColor.parse($0) }
         var rows: [LookMeasurement] = []
         for photo in photos {
-            guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else {
+            guard let (frame, _, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else {
                 skipped(photo, "no face"); continue
             }
             guard let own = OwnHairColor.tone(analyses[0]), let ownWeights = OwnHairColor.weights(analyses[0]) else {

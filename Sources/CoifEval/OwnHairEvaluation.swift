@@ -47,15 +47,17 @@ public enum OwnHairEvaluation {
     /// The parse's classes counted as skin in a judged output: face, ears, earrings, neck.
     static let skinClasses: Set<UInt8> = [1, 7, 8, 9, 14]
 
-    /// `photo` decoded, its largest face analysed and its own hair removed (seed 1), with the stages'
-    /// timing; nil for a photo with no face (a video's title frame, say: no hair to measure).
+    /// `photo` decoded, its largest face analysed and its own hair removed (seed 1: `analyses`, over that
+    /// plate; `photo` gives another seed's), with the stages' timing; nil for a photo with no face (a video's
+    /// title frame, say: no hair to measure).
     static func analysedWithoutOwnHair(_ photo: String, engine: TryOnEngine) throws
-        -> (frame: Frame, analyses: [PhotoAnalysis], timing: FrameTiming)? {
+        -> (frame: Frame, photo: AnalysedPhoto, analyses: [PhotoAnalysis], timing: FrameTiming)? {
         var timing = FrameTiming()
         let frame = try TryOnEngine.decode(.file(path: photo), fieldOfViewDegrees: nil, timing: &timing)
         let found: [PhotoAnalysis]
         do { found = try engine.analyse(frame, faces: .largest, timing: &timing) } catch CoifError.noFace { return nil }
-        return (frame, try engine.removeOwnHair(found, seed: 1, timing: &timing), timing)
+        let analysed = AnalysedPhoto(found)
+        return (frame, analysed, try analysed.plated(seed: 1, engine: engine, timing: &timing), timing)
     }
 
     /// Measures every style in `styles` on every photo (the largest face).
@@ -64,7 +66,7 @@ public enum OwnHairEvaluation {
         let parser = try judge(engine)
         var rows: [OwnHairMeasurement] = []
         for photo in photos {
-            guard let (frame, analyses, timing) = try analysedWithoutOwnHair(photo, engine: engine),
+            guard let (frame, _, analyses, timing) = try analysedWithoutOwnHair(photo, engine: engine),
                   let own = analyses[0].ownHair else { continue }
             let box = analyses[0].chosen.box
             for style in styles {

@@ -69,34 +69,41 @@ public enum ReadsAsHairEvaluation {
         let parser = try OwnHairEvaluation.judge(engine)
         var rows: [ReadsAsHairMeasurement] = []
         for photo in photos {
-            guard let (frame, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else { continue }
+            guard let (frame, analysed, analyses, _) = try OwnHairEvaluation.analysedWithoutOwnHair(photo, engine: engine) else { continue }
             let box = analyses[0].chosen.box
-            for style in styles {
-                for seed in seeds {
+            // Seed by seed, each over its own plate (one at a time, as AnalysedPhoto keeps it), reported style by
+            // style as before.
+            var photoRows = [[ReadsAsHairMeasurement?]](repeating: [ReadsAsHairMeasurement?](repeating: nil, count: seeds.count),
+                                                         count: styles.count)
+            for (k, seed) in seeds.enumerated() {
+                var t = FrameTiming()
+                let plated = try analysed.plated(seed: seed, engine: engine, timing: &t)
+                for (j, style) in styles.enumerated() {
                     var job = TryOnJob(input: .frame(frame), style: style, look: HairLook(color: color))
                     job.seed = seed
-                    var t = FrameTiming()
-                    let result = try engine.render(analyses, job: job, timing: &t)
+                    let result = try engine.render(plated, job: job, timing: &t)
                     let matte = result.images.matte.pixels
                     let covered = (0..<matte.count).filter { matte[$0] >= 128 }
                     let classes = try parser.parse(Frame(image: result.images.composite, source: photo), box: box).classes
                     func share(_ test: (UInt8) -> Bool) -> Double {
                         covered.isEmpty ? 0 : Double(covered.filter { test(classes[$0]) }.count) / Double(covered.count)
                     }
-                    let row = ReadsAsHairMeasurement(
+                    photoRows[j][k] = ReadsAsHairMeasurement(
                         photo: (photo as NSString).lastPathComponent, style: style, seed: seed, hairPixels: covered.count,
                         labelledHair: share { $0 == OwnHair.hair }, labelledHat: share { $0 == OwnHair.hat },
                         labelledBackground: share { $0 == OwnHair.background },
                         labelledSkin: share { OwnHairEvaluation.skinClasses.contains($0) },
-                        headScale: analyses[0].sizing.scale, focalFactor: analyses[0].sizing.focalFactor)
+                        headScale: plated[0].sizing.scale, focalFactor: plated[0].sizing.focalFactor)
                     if let outputDirectory {
                         try AtomicFile.write(try PNGFile.encode(result.images.composite),
                                              to: imagePath(outputDirectory, photo: photo, style: style, seed: seed, first: seeds.first),
                                              createDirectories: true)
                     }
-                    progress(row)
-                    rows.append(row)
                 }
+            }
+            for row in photoRows.joined().compactMap({ $0 }) {
+                progress(row)
+                rows.append(row)
             }
         }
         return rows

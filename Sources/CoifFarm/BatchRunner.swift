@@ -226,7 +226,8 @@ public final class BatchRunner: @unchecked Sendable {
 
     private func work(worker: Int, engine: TryOnEngine) {
         engine.holdsRenderTarget = true
-        let needsParser = job.items.anyRemovesOwnHair
+        // The parser for any item that takes the own hair away or reads its colour (`own`).
+        let needsParser = job.items.anyRemovesOwnHair || job.items.indices.contains { job.items[$0].hairColor.isOwn }
         let ownHair: OwnHairStage?
         do { ownHair = needsParser ? try engine.ownHairStage() : nil } catch {
             stop(Self.coifError(error))
@@ -246,7 +247,11 @@ public final class BatchRunner: @unchecked Sendable {
                     return try lent.value.analysis.analyse(frame, faces: job.face, timing: &timing)
                 }
                 var parsed: ParsedOwnHair?
-                if case .success(let found) = analyses, let ownHair = lent.value.ownHair, items.indices.contains(where: { all.settings(at: $0).keepOwnHair != true }) {
+                // Parsed here, never on the render thread: the two share the one network, which runs one
+                // image at a time (an `own` item over kept hair would otherwise be parsed there while the
+                // next photo's parse runs).
+                if case .success(let found) = analyses, let ownHair = lent.value.ownHair,
+                   items.indices.contains(where: { all.settings(at: $0).keepOwnHair != true || all[$0].hairColor.isOwn }) {
                     do {
                         parsed = try ownHair.parse(found, timing: &timing)
                     } catch {
@@ -280,9 +285,9 @@ public final class BatchRunner: @unchecked Sendable {
             return
         case .success(let found): analyses = found
         }
-        // One plate at a time (a 9-megapixel plate with its skin and scalp weights is ~140 MB): the group's
-        // items in seed order, so each seed's plate is filled once and dropped before the next.
-        var plate: (seed: UInt64, faces: [PhotoAnalysis])?
+        // One plate at a time (AnalysedPhoto keeps the last seed's): the group's items in seed order, so each
+        // seed's plate is filled once and dropped before the next.
+        let photo = AnalysedPhoto(analyses, parsed: analysed.parsed)
         var first = true
         let seeds = Set(analysed.items.indices.map { job.items.settings(at: $0).seed ?? 1 }).sorted()
         let bySeed = seeds.lazy.flatMap { seed in analysed.items.indices.lazy.filter { self.job.items.settings(at: $0).seed ?? 1 == seed } }
@@ -298,14 +303,7 @@ public final class BatchRunner: @unchecked Sendable {
             first = false
             do {
                 var job = try item.tryOnJob()
-                var faces = analyses
-                if job.removesOwnHair, let parsed = analysed.parsed {
-                    if let plate, plate.seed == job.seed { faces = plate.faces } else {
-                        plate = nil
-                        faces = try engine.fillPlate(parsed, seed: job.seed, timing: &timing)
-                        plate = (job.seed, faces)
-                    }
-                }
+                let faces = try photo.faces(for: job, engine: engine, timing: &timing)
                 job.input = .frame(faces[0].frame)
                 let rendered = try engine.render(faces, job: job, timing: &timing)
                 // Encode and write on the writer's thread while this one renders the next item.

@@ -41,11 +41,9 @@ public enum ContactSheet {
         for cell in cells { try cell.validate(styles: engine.styles) }
         var analysisTiming = FrameTiming()
         let frame = try TryOnEngine.decode(.file(path: request.photoPath), fieldOfViewDegrees: settings.fovDegrees, timing: &analysisTiming)
-        var analyses = try engine.analyse(frame, faces: .largest, timing: &analysisTiming)
-        // The own hair is parsed and removed once for every cell.
-        if cells.contains(where: \.removesOwnHair) {
-            analyses = try engine.removeOwnHair(analyses, seed: cells[0].seed, timing: &analysisTiming)
-        }
+        let analysed = AnalysedPhoto(try engine.analyse(frame, faces: .largest, timing: &analysisTiming))
+        // The own hair is parsed and removed once for every cell (the cells share one seed), in the analysis's time.
+        if let first = cells.first(where: \.removesOwnHair) { _ = try analysed.faces(for: first, engine: engine, timing: &analysisTiming) }
         let photo = frame.image
         let tileW = request.tileWidthPx
         let tileH = max(1, Int((Double(photo.height) * Double(tileW) / Double(photo.width)).rounded()))
@@ -58,7 +56,7 @@ public enum ContactSheet {
         var timing = analysisTiming
         for (i, cell) in cells.enumerated() {
             var t = FrameTiming()
-            let result = try engine.render(analyses, job: cell, timing: &t)
+            let result = try analysed.render(cell, engine: engine, timing: &t)
             for stage in Stage.allCases { if let ms = t[stage] { timing[stage] = (timing[stage] ?? 0) + ms } }
             let x0 = (i % columns) * tileW, y0 = (i / columns) * (tileH + labelH)
             sheet.blitDownsampled(result.images.composite, x: x0, y: y0, width: tileW, height: tileH)

@@ -6,8 +6,9 @@
 // in-memory image enters at `analyse` and a sheet re-enters at `render`. Models (dlib, shaders, head, styles)
 // load once in `TryOnEngine.init`; every stage reports into the frame's FrameTiming. This file holds the
 // engine's start-up and the whole job; the stages are in TryOnStages (decode, analyse, parse, plate),
-// TryOnRender (scene, layers, composite), TryOnWrite (encode, write) and TryOnCaches (what is kept between
-// stills); the values they pass in PhotoAnalysis.
+// TryOnRender (scene, layers, composite), TryOnWrite (encode, write) and TryOnCaches (the GPU's strands and
+// under-layers, kept between stills); the values they pass in PhotoAnalysis. What many try-ons of one photo
+// share (its analysis, parse and plate) is an AnalysedPhoto's.
 import CoifAssets
 import CoifCore
 import CoifGPU
@@ -28,11 +29,6 @@ public final class TryOnEngine {
     /// `runOnce`, which loads it beside the GPU start).
     var parser: FaceParser?
     let parserPath: String
-    /// The last removal's analyses (own hair, plate, and the camera and pose refitted by HeadSizing).
-    var lastPlate: (key: PlateKey, analyses: [PhotoAnalysis])?
-    /// The last frame's own-hair parse (seed-free): another seed on the same frame fills a new plate from
-    /// it instead of parsing the photo again.
-    var lastParse: (key: PlateKey, parsed: ParsedOwnHair)?
     let logger: Logger
     let occluder: OccluderGeometry
     /// The head's vertex normals, for reading the photo's light off the face (PhotoLightEstimate).

@@ -44,16 +44,6 @@ extension TryOnEngine {
         return try render([analysis], job: job, timing: &timing)
     }
 
-    /// The own hair of `analyses`' frame and faces: the last one parsed when it is the same frame, faces and
-    /// camera (a colour-only re-render, another seed), else parsed now and kept.
-    func lastOrNewParse(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
-        let key = PlateKey(analyses, seed: 0)
-        if let cached = lastParse, cached.key == key { return cached.parsed }
-        let parsed = try parseOwnHair(analyses, timing: &timing)
-        lastParse = (key, parsed)
-        return parsed
-    }
-
     /// scene → layers → composite for analysed faces of one frame in `style`. `shots` (one per face) holds what
     /// a clip keeps steady from its shot's first frame; without it each face is a one-frame shot of its own
     /// (`shot(opening:style:job:)`), which is what a still is.
@@ -62,21 +52,10 @@ extension TryOnEngine {
         guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
         guard shots == nil || shots!.count == analyses.count else { throw CoifError.internalError("render: a shot for each face") }
         var analyses = analyses
-        if job.removesOwnHair && analyses[0].plate == nil {
-            // A caller that did not run `removeOwnHair` (a colour-only re-render, a test) gets the last frame's
-            // plate when it is the same frame, faces and seed, else a new one.
-            let key = PlateKey(analyses, seed: job.seed)
-            if let cached = lastPlate, cached.key == key {
-                analyses = cached.analyses
-            } else {
-                analyses = try fillPlate(try lastOrNewParse(analyses, timing: &timing), seed: job.seed, timing: &timing)
-                lastPlate = (key, analyses)
-            }
-        }
-        if job.look.matchesOwnHair && analyses[0].ownHair == nil {
-            // `own` with the own hair kept: the colour is still read from the parse.
-            let parsed = try lastOrNewParse(analyses, timing: &timing)
-            for i in analyses.indices { analyses[i].ownHair = parsed.hair }
+        if (job.removesOwnHair && analyses[0].plate == nil) || (job.look.matchesOwnHair && analyses[0].ownHair == nil) {
+            // Faces brought as analysed (a one-off, a test): parsed and filled for this job, kept by nothing.
+            // Many jobs over one photo go through an AnalysedPhoto, which keeps the parse and the plate.
+            analyses = try AnalysedPhoto(analyses).faces(for: job, engine: self, timing: &timing)
         }
         let shots = try shots ?? analyses.map { try shot(opening: $0, style: style, job: job) }
         var result = try renderOver(analyses, style: style, job: job, shots: shots, timing: &timing)
