@@ -2,6 +2,7 @@
 // point under other hair loses the sky's light, one with nothing over it keeps it, wherever it lies along its
 // strand. Pulled-back hair (a bun, a ponytail: its visible front is all root half) is lit as other hair is.
 import CoifCore
+import CoifGroom
 import CoifPipeline
 import CoifRender
 import XCTest

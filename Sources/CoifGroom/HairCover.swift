@@ -9,7 +9,8 @@
 // Yuksel & Keyser 2008) and integrated outward along the hair volume's normal (from the cranium's centre,
 // head space's origin, as strand.vert's N), from just past the point's own voxel. The width is the catalog's
 // at full density (LevelOfDetail.fullDensityStrands), so a level of detail that draws fewer, wider strands
-// has the same cover.
+// has the same cover. A property of the strands, so it lives with them (and is built optimised in every
+// configuration, as this module is: it runs at each upload of a style's strands).
 import CoifCore
 
 #if canImport(Glibc)
