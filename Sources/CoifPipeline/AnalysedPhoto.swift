@@ -3,7 +3,6 @@
 // evaluations render many jobs over one photo through one of these; the engine keeps nothing between stills
 // but its GPU caches (strands, under-layers), so no render depends on what an earlier one left behind.
 import CoifCore
-import CoifVision
 import Foundation
 
 public final class AnalysedPhoto {
@@ -20,13 +19,6 @@ public final class AnalysedPhoto {
         precondition(!analyses.isEmpty, "a photo with no face has nothing to render over")
         self.analyses = analyses
         self.parsed = parsed
-    }
-
-    /// decode + analyse of `input` (`faces` chosen as a job chooses them).
-    public convenience init(_ input: JobInput, faces: FaceChoice, fieldOfViewDegrees: Double?, engine: TryOnEngine,
-                            timing: inout FrameTiming) throws {
-        let frame = try TryOnEngine.decode(input, fieldOfViewDegrees: fieldOfViewDegrees, timing: &timing)
-        self.init(try engine.analyse(frame, faces: faces, timing: &timing))
     }
 
     /// The own hair's parse (made now the first time).

@@ -66,8 +66,14 @@ public struct OwnHairStage {
 /// plate: the photo with the parsed own hair taken away (its fill depends on the seed), and the scalp hair.
 public struct PlateStage {
     public let head: HeadModel
+    /// The head's vertex normals (`vertexNormals`), made once: for reading each face's light and drawing the
+    /// head; the render reads the light with the same.
+    public let normals: [Vec3]
 
-    public init(head: HeadModel) { self.head = head }
+    public init(head: HeadModel) {
+        self.head = head
+        normals = vertexNormals(vertices: head.vertices, indices: head.indices)
+    }
 
     public func fill(_ parsed: ParsedOwnHair, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
         let sized = parsed.analyses, persons = parsed.persons
@@ -76,7 +82,6 @@ public struct PlateStage {
         let hair = parsed.hair.withDarkEarsAsHair(photo: frame.image, persons: persons.compactMap { $0 })
         // Each face's light, read once with its own hair known (PhotoAnalysis.readLight): the plate shades the
         // hidden skin by it, and the render lights the hair by it.
-        let normals = timing.measure(.plate) { vertexNormals(vertices: head.vertices, indices: head.indices) }
         let lit = timing.measure(.plate) {
             sized.map { analysis in
                 var a = analysis

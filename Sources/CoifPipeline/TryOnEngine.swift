@@ -31,8 +31,9 @@ public final class TryOnEngine {
     let parserPath: String
     let logger: Logger
     let occluder: OccluderGeometry
-    /// The head's vertex normals, for reading the photo's light off the face (PhotoLightEstimate).
-    let headNormals: [Vec3]
+    /// The plate stage on this engine's head, made once (the head's normals with it: the render reads the
+    /// photo's light with them too).
+    public let plateStage: PlateStage
     /// Strands on the GPU by (style, level of detail, seed), most recently used last: a sheet or a shot
     /// that alternates a few styles does not interpolate and upload again each time.
     var strandCache: [(key: String, geometry: StrandGeometry)] = []
@@ -90,7 +91,7 @@ public final class TryOnEngine {
             try renderer.warmUp()
             return (renderer, occluder)
         }
-        headNormals = vertexNormals(vertices: styles.head.vertices, indices: styles.head.indices)
+        plateStage = PlateStage(head: styles.head)
         self.analyzer = try analyzer()
         // A turned face's ear is found by the engine's own face-parsing network (FaceAnalyzer.earParserProvider).
         self.analyzer.earParserProvider = { [unowned self] in try? self.faceParser() }

@@ -294,7 +294,7 @@ extension TryOnEngine {
     /// (PhotoLightEstimate.skinSamples), fitted (PhotoLightEstimate.estimate); nil where the face shows too little
     /// skin to read. Timed with the scene. A still lights its hair by it; a clip eases it across the shot.
     public func photoLight(_ analysis: PhotoAnalysis, timing: inout FrameTiming) -> PhotoLightEstimate? {
-        timing.measure(.scene) { analysis.readLight(head: head, normals: headNormals).estimate }
+        timing.measure(.scene) { analysis.readLight(head: head, normals: plateStage.normals).estimate }
     }
 
     /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face shows

@@ -31,8 +31,6 @@ extension TryOnEngine {
     /// The own-hair stage with this engine's models (the face-parsing network loaded on first use).
     public func ownHairStage() throws -> OwnHairStage { OwnHairStage(parser: try faceParser(), analyzer: analyzer, head: head) }
 
-    /// The plate stage on this engine's head.
-    public var plateStage: PlateStage { PlateStage(head: head) }
 
     /// analyse: detect → landmarks → pose for the faces `choice` asks for (see FaceAnalyzer).
     public func analyse(_ frame: Frame, faces choice: FaceChoice = .largest, timing: inout FrameTiming) throws -> [PhotoAnalysis] {

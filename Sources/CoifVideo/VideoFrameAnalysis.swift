@@ -18,6 +18,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
     private let earAnchoringBefore: Bool
     let parser: FaceParser?
     let head: HeadModel
+    /// The engine's plate stage (its head's normals made once, not per frame).
+    let plateStage: PlateStage
     let job: TryOnJob
     let options: VideoTryOnOptions
     let track: FaceTrack
@@ -50,6 +52,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         analyzer = engine.analyzer
         self.parser = parser
         head = engine.head
+        plateStage = engine.plateStage
         self.job = job
         self.options = options
         track = FaceTrack(analyzer: engine.analyzer, choice: job.face, parameters: options.tracking)
@@ -133,8 +136,8 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         // seen what the whole clip's had by the segment's first frame.
         guard let hair else { return out([analysis], renders: renders) }
         let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
-        var analyses = try PlateStage(head: head).fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
-                                                       timing: &timing)
+        var analyses = try plateStage.fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
+                                           timing: &timing)
         timing.measure(.plate) {
             if var plate = analyses[0].plate, let skin = analyses[0].filledSkin, let removal = analyses[0].removal {
                 background.stabilise(&plate, frame: frame.image, hair: hair, removal: removal, skin: skin)
