@@ -23,35 +23,22 @@ public struct AnalysisStage {
 }
 
 /// parse: the own hair of a frame's analysed faces (the face-parsing network on a crop around each, a soft matte
-/// at the photo's resolution), and each face resized to the person's head and given its own hairline. Seed-free:
-/// a batch keeps it per photo and fills a plate per seed from it.
+/// at the photo's resolution), and each face resized to the person's head and given its own hairline (HeadFit).
+/// Seed-free: a batch keeps it per photo and fills a plate per seed from it.
 public struct OwnHairStage {
     public let parser: FaceParser
-    public let analyzer: FaceAnalyzer
-    public let head: HeadModel
+    public let fit: HeadFit
 
     public init(parser: FaceParser, analyzer: FaceAnalyzer, head: HeadModel) {
         self.parser = parser
-        self.analyzer = analyzer
-        self.head = head
+        fit = HeadFit(analyzer: analyzer, head: head)
     }
 
     public func parse(_ analyses: [PhotoAnalysis], timing: inout FrameTiming) throws -> ParsedOwnHair {
         let frame = analyses[0].frame
         let hair = try parser.parse(frame, boxes: analyses.map(\.chosen.box), timing: &timing)
-        let sized = analyses.map { self.sized($0, hair: hair) }
-        let persons = sized.map { analysis in
-            PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: frame.image.width,
-                                                                               height: frame.image.height)
-        }
-        return ParsedOwnHair(analyses: sized, hair: hair, persons: persons)
-    }
-
-    /// `analysis` resized to the person's head as `hair` shows it, its pose solved again under the lens that
-    /// size implies (HeadSizing.fit). A still sizes each face once; a clip measures each keyframe and eases
-    /// toward their median.
-    public func sized(_ analysis: PhotoAnalysis, hair: OwnHair) -> PhotoAnalysis {
-        HeadSizing.fit(analysis, hair: hair, head: head) { try analyzer.solvePose(for: analysis.face, intrinsics: $0) }
+        let sized = analyses.map { fit.sized($0, hair: hair) }
+        return ParsedOwnHair(analyses: sized, hair: hair, persons: sized.map { fit.person($0, hair: hair) })
     }
 
     /// parse + plate: every analysed face's own hair, merged, and the plate (skin inside the heads' silhouettes,
@@ -60,6 +47,47 @@ public struct OwnHairStage {
     public func remove(_ analyses: [PhotoAnalysis], plate: PlateStage, seed: UInt64, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
         guard !analyses.isEmpty else { return analyses }
         return try plate.fill(try parse(analyses, timing: &timing), seed: seed, timing: &timing)
+    }
+}
+
+/// The head fitted to the person once their own hair is parsed: sized to the head the hair shows, its pose
+/// solved again under the lens that size implies (the one place a pose is solved after the analysis), and the
+/// person's hairline. A still sizes each face on its own (`sized`); a clip measures the size so on its
+/// keyframes and draws every frame of the shot at their median (`underShot`), its pose solved as a clip's
+/// (PoseContinuity).
+public struct HeadFit {
+    public let analyzer: FaceAnalyzer
+    public let head: HeadModel
+
+    public init(analyzer: FaceAnalyzer, head: HeadModel) {
+        self.analyzer = analyzer
+        self.head = head
+    }
+
+    /// `analysis` resized to the person's head as `hair` shows it, its pose solved again under the lens that
+    /// size implies (HeadSizing.fit).
+    public func sized(_ analysis: PhotoAnalysis, hair: OwnHair) -> PhotoAnalysis {
+        HeadSizing.fit(analysis, hair: hair, head: head) { try pose(analysis, intrinsics: $0, continuity: .still) }
+    }
+
+    /// A clip's frame `analysis` drawn at its shot's size: its lens lengthened by the size's focal factor and
+    /// its pose solved again under it, as a clip's.
+    public func underShot(_ analysis: PhotoAnalysis, sizing: HeadSizing) throws -> PhotoAnalysis {
+        var out = analysis
+        out.face.intrinsics = analysis.face.intrinsics.lengthened(by: sizing.focalFactor)
+        out.face.pose = try pose(analysis, intrinsics: out.face.intrinsics, continuity: .clip)
+        out.sizing = sizing
+        return out
+    }
+
+    /// The person's head from `analysis`'s landmarks, with the hairline their own hair shows (nil: the
+    /// landmarks give no head).
+    public func person(_ analysis: PhotoAnalysis, hair: OwnHair) -> PersonHead? {
+        PersonHead(landmarks: analysis.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
+    }
+
+    func pose(_ analysis: PhotoAnalysis, intrinsics: PinholeCamera, continuity: PoseContinuity) throws -> HeadPose {
+        try analyzer.solvePose(for: analysis.face, intrinsics: intrinsics, continuity: continuity)
     }
 }
 

@@ -51,12 +51,7 @@ extension TryOnEngine {
                        timing: inout FrameTiming) throws -> TryOnResult {
         guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
         guard shots == nil || shots!.count == analyses.count else { throw CoifError.internalError("render: a shot for each face") }
-        var analyses = analyses
-        if (job.removesOwnHair && analyses[0].plate == nil) || (job.look.matchesOwnHair && analyses[0].ownHair == nil) {
-            // Faces brought as analysed (a one-off, a test): parsed and filled for this job, kept by nothing.
-            // Many jobs over one photo go through an AnalysedPhoto, which keeps the parse and the plate.
-            analyses = try AnalysedPhoto(analyses).faces(for: job, engine: self, timing: &timing)
-        }
+        let analyses = try prepared(analyses, job: job, timing: &timing)
         let shots = try shots ?? analyses.map { try shot(opening: $0, style: style, job: job) }
         var result = try renderOver(analyses, style: style, job: job, shots: shots, timing: &timing)
         if job.removesOwnHair {
@@ -64,6 +59,14 @@ extension TryOnEngine {
             result.plate = analyses[0].plate
         }
         return result
+    }
+
+    /// `analyses` with what `job` draws over: faces brought as analysed only (a one-off, a test) are parsed and
+    /// filled for this job and kept by nothing. Many jobs over one photo go through an AnalysedPhoto, which keeps
+    /// the parse and the plate; a clip's frames come with theirs.
+    func prepared(_ analyses: [PhotoAnalysis], job: TryOnJob, timing: inout FrameTiming) throws -> [PhotoAnalysis] {
+        guard (job.removesOwnHair && analyses[0].plate == nil) || (job.look.matchesOwnHair && analyses[0].ownHair == nil) else { return analyses }
+        return try AnalysedPhoto(analyses).faces(for: job, engine: self, timing: &timing)
     }
 
     /// The hair composited over the plate when the job removes the own hair, else over the photo.

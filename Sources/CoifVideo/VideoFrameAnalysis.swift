@@ -17,7 +17,9 @@ final class VideoFrameAnalysis: @unchecked Sendable {
     /// The analyzer's `earAnchoring` before this clip turned it off, given back when the clip's analysis goes.
     private let earAnchoringBefore: Bool
     let parser: FaceParser?
-    let head: HeadModel
+    /// The head fitted to the person: the keyframes' size measured as a still's, each frame's pose solved
+    /// again under the shot's.
+    let fit: HeadFit
     /// The engine's plate stage (its head's normals made once, not per frame).
     let plateStage: PlateStage
     let job: TryOnJob
@@ -51,7 +53,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         engine.analyzer.earAnchoring = false
         analyzer = engine.analyzer
         self.parser = parser
-        head = engine.head
+        fit = HeadFit(analyzer: engine.analyzer, head: engine.head)
         plateStage = engine.plateStage
         self.job = job
         self.options = options
@@ -66,7 +68,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         let frame = input.withFieldOfView(job.fieldOfViewDegrees)
         let index = frame.index ?? 0, time = frame.timestamp ?? 0
         let (state, found) = try track.next(frame, timing: &timing)
-        guard var face = found else {
+        guard let face = found else {
             inShot = false
             key = nil
             sizing = nil
@@ -90,8 +92,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
                 let parsed = try parser.parse(frame, boxes: [face.chosen.box], timing: &timing)
                 key = (face.chosen.landmarks, parsed, face.pose.yawDegrees, face.pose.pitchDegrees)
                 hair = parsed
-                let measured = OwnHairStage(parser: parser, analyzer: analyzer, head: head)
-                    .sized(PhotoAnalysis(frame: frame, face: face), hair: parsed).sizing
+                let measured = fit.sized(PhotoAnalysis(frame: frame, face: face), hair: parsed).sizing
                 if measured != .unscaled {
                     sizingSamples.append(measured)
                     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -111,19 +112,14 @@ final class VideoFrameAnalysis: @unchecked Sendable {
                                 focalFactor: current.focalFactor + w * (target.focalFactor - current.focalFactor))
         }
         // The pose under the shot's lens, filtered (a held frame keeps the last filtered pose).
-        let shotSizing = sizing ?? .unscaled
-        let intrinsics = face.intrinsics.lengthened(by: shotSizing.focalFactor)
-        face.pose = try timing.measure(.pose) { try analyzer.solvePoseContinuous(for: face, intrinsics: intrinsics) }
-        face.intrinsics = intrinsics
-        let rawPose = face.pose
+        var analysis = try timing.measure(.pose) { try fit.underShot(PhotoAnalysis(frame: frame, face: face), sizing: sizing ?? .unscaled) }
+        let rawPose = analysis.face.pose
         if state == .held, let lastSmoothed {
-            face.pose = lastSmoothed
+            analysis.face.pose = lastSmoothed
         } else {
-            face.pose = timing.measure(.smooth) { smoother.smooth(face.pose, at: time) }
-            lastSmoothed = face.pose
+            analysis.face.pose = timing.measure(.smooth) { smoother.smooth(rawPose, at: time) }
+            lastSmoothed = analysis.face.pose
         }
-        var analysis = PhotoAnalysis(frame: frame, face: face)
-        analysis.sizing = shotSizing
         var raw = analysis
         raw.face.pose = rawPose
         let rawHairline = raw.camera.projectInFront(raw.headToCamera.transformPoint(hairlinePoint))
@@ -135,7 +131,7 @@ final class VideoFrameAnalysis: @unchecked Sendable {
         // A segment's warm-up frames go through the plate too (not the render), so its background plate has
         // seen what the whole clip's had by the segment's first frame.
         guard let hair else { return out([analysis], renders: renders) }
-        let person = PersonHead(landmarks: face.chosen.landmarks)?.fittingHairline(matte: hair.matte, width: hair.width, height: hair.height)
+        let person = fit.person(analysis, hair: hair)
         var analyses = try plateStage.fill(ParsedOwnHair(analyses: [analysis], hair: hair, persons: [person]), seed: job.seed,
                                            timing: &timing)
         timing.measure(.plate) {

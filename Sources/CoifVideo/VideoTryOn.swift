@@ -147,19 +147,13 @@ public final class VideoTryOn: @unchecked Sendable {
             return records
         }
         var failure: Error?
-        var shotState: (shot: Int, policy: Shot)?
+        let render = RenderStage(engine: engine, style: style, job: job)
         var change = VideoFillChange()
-        var light = VideoLightFilter()
-        var ownShading: HairShading?
         do {
             while let item = try analysed.take() {
-                // The shot's level of detail and slide come from its first frame, warm-up or not, so a segment
-                // draws the strands the whole clip draws.
-                if let first = item.analyses?.first, shotState?.shot != item.shot {
-                    var frameJob = job
-                    frameJob.input = .frame(item.frame)
-                    shotState = (item.shot, try engine.shot(opening: first, style: style, job: frameJob))
-                }
+                // The shot opens at its first frame, warm-up or not, so a segment draws the strands the whole
+                // clip draws.
+                if let first = item.analyses { try render.open(shot: item.shot, first: first) }
                 guard item.renders else { continue }
                 var timing = item.timing
                 var image = item.frame.image
@@ -167,24 +161,8 @@ public final class VideoTryOn: @unchecked Sendable {
                                               keyframe: item.keyframe, timing: timing, rawPose: item.rawPose,
                                               pose: item.analyses?.first?.pose, rawHairlinePx: item.rawHairlinePx, hairlinePx: item.hairlinePx,
                                               faceWidthPx: item.analyses?.first?.faceWidthPx)
-                if var analyses = item.analyses {
-                    var frameJob = job
-                    frameJob.input = .frame(item.frame)
-                    if job.lightsFromPhoto {
-                        // The photo's light, read off this frame's face and eased across the shot (each frame's
-                        // reading moves with the expression and the landmarks; the hair's shading would flicker).
-                        // Every face in the frame is lit by the first's.
-                        let read = engine.photoLight(analyses[0], timing: &timing)
-                        let settled = light.next(read?.lighting(base: job.look.lighting), shot: item.shot, fallback: job.look.lighting)
-                        for k in analyses.indices {
-                            analyses[k].light = PhotoLightReading(estimate: k == 0 ? read : analyses[k].light?.estimate, shotLighting: settled)
-                        }
-                    }
-                    // `own`: solved on the first frame with a face, then kept, so the colour does not flicker
-                    // with each frame's parse and costs no second draw after.
-                    if let ownShading { frameJob.look.shading = ownShading; frameJob.look.matchesOwnHair = false }
-                    let result = try engine.render(analyses, style: style, job: frameJob, shots: [shotState!.policy], timing: &timing)
-                    if frameJob.look.matchesOwnHair { ownShading = result.look?.shading }
+                if let analyses = item.analyses {
+                    let result = try render.process(analyses, shot: item.shot, timing: &timing)
                     let images = result.images
                     image = images.composite
                     (record.fillChange, record.backgroundChange) = change.next(input: item.frame.image, output: image, analysis: analyses[0],

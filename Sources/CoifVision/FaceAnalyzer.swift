@@ -21,6 +21,13 @@ public enum LandmarkModel: String, Sendable, Codable {
     case mesh
 }
 
+/// How a pose is solved again under a sized lens: as a still's (past `FaceAnalyzer.selfOcclusionYawDegrees` the
+/// visible points' pose, below it the rigid points') or as a clip's frames (the two blended over
+/// `FaceAnalyzer.continuousYawBand`, so the pose does not jump between frames as the head turns through it).
+public enum PoseContinuity: Sendable {
+    case still, clip
+}
+
 /// How a face's pose was solved (`FaceAnalyzer.chooseLandmarks` keeps the one whose pose reprojects Coif's
 /// rigid head best onto the points seen).
 public enum PoseMethod: String, Sendable, Codable {
@@ -546,19 +553,22 @@ public final class FaceAnalyzer {
     }
 
     /// The pose again for a face already analysed, with other intrinsics (head sizing lengthens the focal
-    /// length): solved as the face's landmark model solves it.
-    public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
-        turnedByItsEar(try untouchedPose(for: analysis, intrinsics: intrinsics), for: analysis, intrinsics: intrinsics)
+    /// length): solved as the face's landmark model solves it, and turned by its ear where the analysis found
+    /// one. `continuity`: a still's solve or a clip's (PoseContinuity).
+    public func solvePose(for analysis: FaceAnalysis, intrinsics: PinholeCamera, continuity: PoseContinuity = .still) throws -> HeadPose {
+        turnedByItsEar(try untouchedPose(for: analysis, intrinsics: intrinsics, continuity: continuity), for: analysis, intrinsics: intrinsics)
     }
 
-    /// `solvePose(for:intrinsics:)` before the ear's turn.
-    func untouchedPose(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
+    /// `solvePose(for:intrinsics:continuity:)` before the ear's turn.
+    func untouchedPose(for analysis: FaceAnalysis, intrinsics: PinholeCamera, continuity: PoseContinuity = .still) throws -> HeadPose {
         if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
         if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
         let landmarks = analysis.chosen.landmarks
-        return analysis.landmarkModel == .mesh
-            ? try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics)
-            : try solvePose(landmarks: landmarks, intrinsics: intrinsics)
+        guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
+        switch continuity {
+        case .still: return try solvePose(landmarks: landmarks, intrinsics: intrinsics)
+        case .clip: return try solvePoseBlended(landmarks: landmarks, intrinsics: intrinsics)
+        }
     }
 
     /// The landmarks that move rigidly with the skull: nose (27–35), eyes (36–47) and the chin (8).
@@ -593,17 +603,13 @@ public final class FaceAnalyzer {
         return (try? solvePose(landmarks: landmarks, subset: visible, intrinsics: intrinsics)) ?? first
     }
 
-    /// A clip's pose of a face: as `solvePose(for:intrinsics:)`, but without its switch at
+    /// dlib's points' pose as a clip solves it: as `solvePose(landmarks:intrinsics:)`, but without its switch at
     /// `selfOcclusionYawDegrees`. A still takes the visible points' pose past that yaw and the rigid points'
     /// below it; on a head turned near it the two can differ by 20° (obama.mp4 frames 44–47: 30° from the
     /// rigid points, 7° from the visible ones), so a clip flipped between them from frame to frame. Here the
     /// two are blended over `continuousYawBand` of the rigid points' yaw, so the pose moves smoothly with
-    /// the points. The mesh's points are solved as a still's are.
-    public func solvePoseContinuous(for analysis: FaceAnalysis, intrinsics: PinholeCamera) throws -> HeadPose {
-        if let geometry = try geometryPose(for: analysis, intrinsics: intrinsics) { return geometry }
-        if let poseLandmarks = analysis.poseLandmarks { return try solveMeshPose(landmarks: poseLandmarks, intrinsics: intrinsics) }
-        let landmarks = analysis.chosen.landmarks
-        guard analysis.landmarkModel == .dlib else { return try solveMeshPose(landmarks: landmarks, intrinsics: intrinsics) }
+    /// the points.
+    func solvePoseBlended(landmarks: [Vec2], intrinsics: PinholeCamera) throws -> HeadPose {
         let first = try solvePose(landmarks: landmarks, subset: Self.rigidLandmarks, intrinsics: intrinsics)
         let band = Self.continuousYawBand
         let weight = min(max((abs(first.yawDegrees) - band.lowerBound) / (band.upperBound - band.lowerBound), 0), 1)

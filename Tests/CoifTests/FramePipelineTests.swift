@@ -80,6 +80,33 @@ final class FramePipelineTests: XCTestCase {
         XCTAssertEqual(pinned.timing.segmentCount, 1234 * 11)
     }
 
+    /// The render stage holds a shot's level of detail from its first frame: a frame of the shot whose face is
+    /// half as wide draws the first frame's strands, and the same frame opening a new shot draws what a still of
+    /// it draws (a still is a one-frame shot), bytes and all.
+    func testARenderStageHoldsItsShotFromTheFirstFrameAndANewShotIsAStill() throws {
+        let engine = try Fixtures.sharedEngine()
+        var timing = FrameTiming()
+        let full = try engine.analyse(photoPath: try Fixtures.requireAstronaut(), timing: &timing)
+        let image = full.frame.image
+        var small = PixelImage(width: image.width / 2, height: image.height / 2, channels: 3,
+                               pixels: [UInt8](repeating: 0, count: image.width / 2 * image.height / 2 * 3))
+        small.blitDownsampled(image, x: 0, y: 0, width: small.width, height: small.height)
+        let half = try XCTUnwrap(try engine.analyse(Frame(image: small, source: "half astronaut"), timing: &timing).first)
+        var job = TryOnJob(input: .frame(full.frame), style: "bob", look: HairLook(color: try HairColor.parse("auburn")))
+        job.removesOwnHair = false
+        let stage = RenderStage(engine: engine, style: try engine.style(named: "bob"), job: job)
+        let first = try stage.process([full], shot: 1, timing: &timing)
+        let held = try stage.process([half], shot: 1, timing: &timing)
+        XCTAssertEqual(held.levelOfDetail, first.levelOfDetail, "the shot's strands, not the smaller face's")
+        let opened = try stage.process([half], shot: 2, timing: &timing)
+        XCTAssertLessThan(opened.levelOfDetail.strandCount, first.levelOfDetail.strandCount, "a face half as wide needs fewer strands")
+        var stillJob = job
+        stillJob.input = .frame(half.frame)
+        let still = try engine.render([half], job: stillJob, timing: &timing)
+        XCTAssertEqual(opened.levelOfDetail, still.levelOfDetail)
+        XCTAssertEqual(opened.images.composite, still.images.composite, "a new shot's first frame is the still of that frame")
+    }
+
     func assertInvalidOption(_ job: TryOnJob, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let styles = try Fixtures.sharedEngine().styles
         XCTAssertThrowsError(try job.validate(styles: styles), file: file, line: line) { error in

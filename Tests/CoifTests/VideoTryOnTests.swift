@@ -483,7 +483,7 @@ final class VideoTryOnTests: XCTestCase {
     }
 
     func testTheLightEasesAcrossAShotAndStartsAfreshOnTheNext() {
-        var filter = VideoLightFilter()
+        var filter = ShotLight()
         let dim = Lighting(exposure: 0.5), bright = Lighting(exposure: 1.5)
         XCTAssertEqual(filter.next(dim, shot: 1, fallback: Lighting()).exposure, 0.5, "a shot starts from its first reading")
         // Readings flickering between two lights: the light drawn moves a fifth of the way each frame.

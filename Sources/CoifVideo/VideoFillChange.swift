@@ -1,6 +1,5 @@
-// What a clip eases or measures across a shot, frame to frame: the light its hair is shaded with
-// (VideoLightFilter) and how much the fill behind the removed hair changes against the background
-// (VideoFillChange).
+// What a clip measures across a shot, frame to frame: how much the fill behind the removed hair changes
+// against the background (VideoFillChange). The light a shot eases is the render stage's (RenderStage).
 import CoifCore
 import CoifGroom
 import CoifMedia
@@ -9,36 +8,6 @@ import CoifRender
 import CoifVision
 import Foundation
 import Logging
-
-/// The light a clip's hair is shaded with: each frame's reading of the face (PhotoLightEstimate) eased
-/// toward (`follow` of the way a frame), so the hair's shading follows a change of light within a few
-/// frames without flickering with each frame's expression and points. A new shot starts from its first
-/// reading; a frame the face gives no reading keeps the last light.
-struct VideoLightFilter {
-    static let follow: Float = 0.2
-    private var last: (shot: Int, lighting: Lighting)?
-
-    mutating func next(_ reading: Lighting?, shot: Int, fallback: Lighting) -> Lighting {
-        guard let previous = last, previous.shot == shot else {
-            let first = reading ?? fallback
-            last = (shot, first)
-            return first
-        }
-        guard let reading else { return previous.lighting }
-        let w = Self.follow
-        func ease(_ a: Vec3, _ b: Vec3) -> Vec3 { a + w * (b - a) }
-        var eased = reading
-        eased.keyDirection = normalize(ease(previous.lighting.keyDirection, reading.keyDirection))
-        eased.fillDirection = normalize(ease(previous.lighting.fillDirection, reading.fillDirection))
-        eased.keyRadiance = ease(previous.lighting.keyRadiance, reading.keyRadiance)
-        eased.fillRadiance = ease(previous.lighting.fillRadiance, reading.fillRadiance)
-        eased.ambientRadiance = ease(previous.lighting.ambientRadiance, reading.ambientRadiance)
-        eased.exposure = previous.lighting.exposure + w * (reading.exposure - previous.lighting.exposure)
-        eased.hairSheen = previous.lighting.hairSheen + w * (reading.hairSheen - previous.lighting.hairSheen)
-        last = (shot, eased)
-        return eased
-    }
-}
 
 /// How much a clip's fill behind the removed hair changes from frame to frame, against how much the visible
 /// background does (the clip's own noise): a still background changes by its noise only; a fill that is
