@@ -6,9 +6,10 @@
 //  - scalp bared: output pixels labelled skin that were own hair (photo matte ≥ 0.5), outside the jaw outline
 //    and the forehead between the brows' ends up to the facial-thirds hairline, per pixel of the photo's face
 //    skin (`scalpBaredPlateFace`: the same against PersonHead's face, the figure before; kept to compare);
-//  - face widened: output pixels labelled skin or neck that the photo's parse did not call skin or neck, below
-//    the eyes, outside the jaw outline grown 3% of the face's width and outside a neck as wide as the jaw at
-//    points 4–12, over the jaw outline's area;
+//  - face widened: output pixels the try-on changed (by over 2 levels in a channel) labelled skin or neck that
+//    the photo's parse did not call skin or neck, below the eyes, outside the jaw outline grown 3% of the face's
+//    width and outside a neck as wide as the jaw at points 4–12, over the jaw outline's area (a pixel with the
+//    photo's bytes is no new skin, whatever the output's parse calls it beside the new hair);
 //  - halo: the mean CIE76 difference between the fill and the untouched background around it, each averaged
 //    locally (σ = 1/25 of the parse crop), over the removed hair the new hair leaves visible and the judge
 //    calls background (or clothes) in the output;
@@ -35,6 +36,9 @@ public struct BelievableMeasurement: Sendable, Codable {
     public var scalpBaredPlateFace: Double
     /// New skin below the eyes off the jaw and neck, over the jaw outline's area (0…, may pass 1).
     public var faceWidened: Double
+    /// The same counting the pixels the try-on left as the photo's too: the figure before the judge asked that
+    /// new skin be a changed pixel.
+    public var faceWidenedAnyPixel: Double?
     /// Mean CIE76 ΔE of the background fill against the background beside it; nil where no fill shows.
     public var halo: Double?
     /// The fill's Laplacian energy over its ring's, per setting (`JudgedSetting`); nil where no fill or ring shows.
@@ -112,7 +116,7 @@ public enum BelievableEvaluation {
                 }
                 let labels = try judge.parse(Frame(image: output, source: photo), box: box).classes
                 let newHair = result.images.matte.pixels
-                var bared = 0, baredPlateFace = 0, widened = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
+                var bared = 0, baredPlateFace = 0, widened = 0, widenedAny = 0, hairPixels = 0, hairLabelled = 0, uncovered = 0, left = 0
                 var fill = [UInt8](repeating: 0, count: width * height)
                 var source = fill, baredMask = fill, widenedMask = fill
                 // Each setting judged against its own kind (`JudgedSetting`): the fill the output's parse calls
@@ -130,7 +134,13 @@ public enum BelievableEvaluation {
                     let setting = label == OwnHair.background || label == OwnHair.cloth
                     let skinNow = label == OwnHair.skin || label == OwnHair.neck
                     let skinBefore = own.classes[i] == OwnHair.skin || own.classes[i] == OwnHair.neck
-                    if skinNow && !skinBefore && unwidened[i] == 0 { widened += 1; widenedMask[i] = 255 }
+                    if skinNow && !skinBefore && unwidened[i] == 0 {
+                        widenedAny += 1
+                        if changed(output, from: frame.image, at: i) {
+                            widened += 1
+                            widenedMask[i] = 255
+                        }
+                    }
                     if wasHair[i] {
                         if label == OwnHair.skin && face[i] == 0 { bared += 1; baredMask[i] = 255 }
                         if label == OwnHair.skin && plateFace[i] == 0 { baredPlateFace += 1 }
@@ -196,6 +206,7 @@ public enum BelievableEvaluation {
                     scalpBared: faceSkin > 0 ? Double(bared) / Double(faceSkin) : 0,
                     scalpBaredPlateFace: faceSkin > 0 ? Double(baredPlateFace) / Double(faceSkin) : 0,
                     faceWidened: jawArea > 0 ? Double(widened) / Double(jawArea) : 0,
+                    faceWidenedAnyPixel: jawArea > 0 ? Double(widenedAny) / Double(jawArea) : 0,
                     halo: perSetting.halo, texture: perSetting.texture,
                     haloOneRing: judged ? figures.halo : nil, textureOneRing: judged && figures.texture > 0 ? figures.texture : nil,
                     readsAsHair: hairPixels > 0 ? Double(hairLabelled) / Double(hairPixels) : 0,
@@ -206,6 +217,18 @@ public enum BelievableEvaluation {
             }
         }
         return rows
+    }
+
+    /// How many levels a channel of the output must differ from the photo's for the try-on to have changed it.
+    public static let changedLevels = 2
+
+    /// Whether the try-on changed pixel `i` of `photo` in `output` (both RGB, the same size): by more than
+    /// `changedLevels` in some channel.
+    public static func changed(_ output: PixelImage, from photo: PixelImage, at i: Int) -> Bool {
+        let p = 3 * i
+        return abs(Int(output.pixels[p]) - Int(photo.pixels[p])) > changedLevels
+            || abs(Int(output.pixels[p + 1]) - Int(photo.pixels[p + 1])) > changedLevels
+            || abs(Int(output.pixels[p + 2]) - Int(photo.pixels[p + 2])) > changedLevels
     }
 
     /// Per style, over photos: the median and worst of each figure, and how many cases meet every aim.

@@ -690,7 +690,14 @@ public enum HairPlate {
             let a = lattice[y * gw + x], b = lattice[y * gw + x + 1], c = lattice[(y + 1) * gw + x], d = lattice[(y + 1) * gw + x + 1]
             return (a + (b - a) * fx) + ((c + (d - c) * fx) - (a + (b - a) * fx)) * fy
         }
-        var out = [Float](repeating: 1, count: scalp.count)
+        // The streak at each scalp pixel: the noise averaged along the line the hair lies on, `reach` each way,
+        // sampled every `streakStepCells` of a cell (line-integral convolution). Seven samples 2.5 cells apart
+        // were a comb, not a smear: the noise came back as a lattice repeating every 2.5 cells along the hair, and
+        // where the direction turned over the temples the lattices crossed into a woven net (u2net img_1588).
+        let taps = max(3, Int((2 * reach / (Self.streakStepCells * cell)).rounded(.up))) + 1
+        // Scalp pixels only, in the photo's order (a 12 MP photo's full-sized array was 48 MB for a few percent).
+        var streaks: [Float] = []
+        var streakSum: Double = 0, streakSquares: Double = 0
         for i in scalp.indices where scalp[i] > 0 {
             let p = Vec2(Float(i % width) + 0.5, Float(i / width) + 0.5)
             // The nearest head's crown sets the direction the hair lies in.
@@ -700,14 +707,26 @@ public enum HairPlate {
             let length = (d * d).sum().squareRoot()
             d = length > 1e-3 ? d / length : head.up
             var streak: Float = 0
-            for k in -3...3 {
-                let q = (p + d * (Float(k) / 3 * reach)) / cell
+            for k in 0..<taps {
+                let q = (p + d * (reach * (2 * Float(k) / Float(taps - 1) - 1))) / cell
                 streak += sample(Vec2(q.x, q.y))
             }
-            // The mean of seven nearly independent samples (2.5 cells apart) spreads ~0.076 about 0.5: scaled
-            // to a spread of ~0.5, as one sample's would be. Left at the mean's own spread (±0.15), the streaks
-            // were ±13% of the tone and the crop read as a flat dark patch at 1080p.
-            streak = (streak / 7 - 0.5) * 6.5
+            streak /= Float(taps)
+            streaks.append(streak)
+            streakSum += Double(streak)
+            streakSquares += Double(streak) * Double(streak)
+        }
+        // Centred on the streaks' own mean and scaled to a spread of `streakSpread`, as one sample of the noise
+        // has: a mean over a line is far flatter than one sample (at ±13% of the tone the crop read as a flat
+        // dark patch at 1080p).
+        let streakMean = streakSum / Double(streaks.count)
+        let streakDeviation = (max(streakSquares / Double(streaks.count) - streakMean * streakMean, 0)).squareRoot()
+        let scale = streakDeviation > 1e-6 ? Float(Double(Self.streakSpread) / streakDeviation) : 0
+        var out = [Float](repeating: 1, count: scalp.count)
+        var next = 0
+        for i in scalp.indices where scalp[i] > 0 {
+            let streak = (streaks[next] - Float(streakMean)) * scale
+            next += 1
             let shade = powf(max(luminance[i], 1e-5) / mean, 0.4)
             out[i] = min(max(shade * (1 + stubbleContrast * 2 * streak), 0.35), 2.2)
         }
@@ -716,6 +735,11 @@ public enum HairPlate {
 
     /// The stubble's light and dark streaks, as a share of the cropped hair's tone.
     public static let stubbleContrast: Float = 0.45
+    /// The streaks' spread before `stubbleContrast` (their standard deviation over the scalp): as the seven-sample
+    /// streaks before them were scaled, about one sample of the noise's own.
+    static let streakSpread: Float = 0.49
+    /// The line integral's step along the hair, in the noise's cells: under one, so no cell is skipped.
+    static let streakStepCells: Float = 0.75
 
     /// The parse's classes a fill never paints over: brows (2, 3), eyes (4, 5), glasses (6), ears (7, 8),
     /// earrings (9), nose (10), mouth and lips (11–13); the same range cv_hair_fill keeps the bytes of.
