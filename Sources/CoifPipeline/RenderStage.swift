@@ -45,6 +45,12 @@ public final class RenderStage {
             if lights.count != analyses.count { lights = Array(repeating: ShotLight(), count: analyses.count) }
             for k in analyses.indices {
                 let reading = engine.photoLight(analyses[k], timing: &timing)
+                if let reading {
+                    engine.logger.debug("light from the photo", metadata: [
+                        "samples": "\(reading.sampleCount)", "direction": "\(reading.dominantDirection)",
+                        "keyShare": "\(reading.keyShare)", "color": "\(reading.color)", "exposure": "\(reading.exposure)",
+                        "hairSheen": "\(reading.hairSheen)"])
+                }
                 let settled = lights[k].next(reading?.lighting(base: job.look.lighting), shot: index, fallback: job.look.lighting)
                 analyses[k].light = PhotoLightReading(estimate: reading, shotLighting: settled)
             }

@@ -45,14 +45,15 @@ extension TryOnEngine {
     }
 
     /// scene → layers → composite for analysed faces of one frame in `style`. `shots` (one per face) holds what
-    /// a clip keeps steady from its shot's first frame; without it each face is a one-frame shot of its own
-    /// (`shot(opening:style:job:)`), which is what a still is.
+    /// a shot keeps steady from its first frame, and each face's `light` the light it settled on (RenderStage,
+    /// which calls this for every frame it draws); without them the frame is a one-frame shot of its own, drawn
+    /// through a RenderStage, which is what a still is.
     public func render(_ analyses: [PhotoAnalysis], style: Style, job: TryOnJob, shots: [Shot]? = nil,
                        timing: inout FrameTiming) throws -> TryOnResult {
         guard analyses.first != nil else { throw CoifError.internalError("render: no faces") }
-        guard shots == nil || shots!.count == analyses.count else { throw CoifError.internalError("render: a shot for each face") }
+        guard let shots else { return try RenderStage(engine: self, style: style, job: job).process(analyses, shot: 0, timing: &timing) }
+        guard shots.count == analyses.count else { throw CoifError.internalError("render: a shot for each face") }
         let analyses = try prepared(analyses, job: job, timing: &timing)
-        let shots = try shots ?? analyses.map { try shot(opening: $0, style: style, job: job) }
         var result = try renderOver(analyses, style: style, job: job, shots: shots, timing: &timing)
         if job.removesOwnHair {
             result.ownHair = analyses[0].ownHair
@@ -300,22 +301,11 @@ extension TryOnEngine {
         timing.measure(.scene) { analysis.readLight(head: head, normals: plateStage.normals).estimate }
     }
 
-    /// The job's look, lit as `analysis`'s face is when the job asks for the photo's light and the face shows
-    /// enough skin to read it.
+    /// The job's look, lit by the light the shot settled on for `analysis`'s face (RenderStage: the photo's light
+    /// read off the face, eased across a clip's shot) when the job asks for the photo's light.
     func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
         var look = job.look
-        guard job.lightsFromPhoto else { return look }
-        if let settled = analysis.light?.shotLighting {
-            look.lighting = settled
-            return look
-        }
-        if let estimate = photoLight(analysis, timing: &timing) {
-            look.lighting = estimate.lighting(base: look.lighting)
-            logger.debug("light from the photo", metadata: [
-                "samples": "\(estimate.sampleCount)", "direction": "\(estimate.dominantDirection)",
-                "keyShare": "\(estimate.keyShare)", "color": "\(estimate.color)", "exposure": "\(estimate.exposure)",
-                "hairSheen": "\(estimate.hairSheen)"])
-        }
+        if job.lightsFromPhoto, let settled = analysis.light?.shotLighting { look.lighting = settled }
         return look
     }
 
