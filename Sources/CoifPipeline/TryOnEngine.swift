@@ -213,8 +213,8 @@ public final class TryOnEngine {
     func finish(_ job: TryOnJob, style: Style, analyses: [PhotoAnalysis], timing vision: FrameTiming,
                         start: Double) throws -> TryOnResult {
         var timing = vision
-        // A still is a one-frame shot.
-        var result = try RenderStage(engine: self, style: style, job: job).process(analyses, shot: 0, timing: &timing)
+        // A still is a one-frame shot (render draws it through a RenderStage).
+        var result = try render(analyses, style: style, job: job, timing: &timing)
         try write(&result, job: job, timing: &timing, start: start)
         return result
     }

@@ -303,7 +303,7 @@ extension TryOnEngine {
 
     /// The job's look, lit by the light the shot settled on for `analysis`'s face (RenderStage: the photo's light
     /// read off the face, eased across a clip's shot) when the job asks for the photo's light.
-    func look(_ job: TryOnJob, analysis: PhotoAnalysis, timing: inout FrameTiming) -> HairLook {
+    func look(_ job: TryOnJob, analysis: PhotoAnalysis) -> HairLook {
         var look = job.look
         if job.lightsFromPhoto, let settled = analysis.light?.shotLighting { look.lighting = settled }
         return look
@@ -315,7 +315,7 @@ extension TryOnEngine {
     /// Throws `noOwnHair` when the face shows no own hair to read.
     func drawLook(_ job: TryOnJob, scene: HairScene, analysis: PhotoAnalysis, region: PixelRect,
                   timing: inout FrameTiming) throws -> HairLook {
-        var look = look(job, analysis: analysis, timing: &timing)
+        var look = look(job, analysis: analysis)
         guard look.matchesOwnHair else {
             try drawLayer(scene, analysis: analysis, region: region, look: look, timing: &timing)
             return look
